@@ -1,0 +1,438 @@
+#include "allocator/device_allocator.h"
+
+#include <c10/core/Allocator.h>
+#include <c10/util/Exception.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <unordered_map>
+#include <vector>
+
+#include "backend/runtime.h"
+
+namespace torch_ocl {
+namespace {
+
+using c10::CachingDeviceAllocator::DeviceStats;
+using c10::CachingDeviceAllocator::StatType;
+
+constexpr size_t kMinBlock = 512;             // every size is a multiple
+constexpr size_t kSmallSize = 1 << 20;        // <= 1 MiB: small pool
+constexpr size_t kSmallSegment = 2 << 20;     // small pool segment size
+constexpr size_t kLargeSegment = 20 << 20;    // segment for 1..10 MiB
+constexpr size_t kMinLargeAlloc = 10 << 20;   // >= 10 MiB: own segment
+constexpr size_t kRoundLarge = 2 << 20;       // large segments round to 2 MiB
+constexpr int kRangeBits = 44;                // 16 TiB of addresses per device
+
+struct Segment {
+  cl_mem mem = nullptr;
+  uintptr_t base = 0;
+  size_t size = 0;
+};
+
+struct Block {
+  Segment* segment = nullptr;
+  uintptr_t addr = 0;
+  size_t size = 0;
+  size_t requested = 0;
+  bool allocated = false;
+  bool small = false;
+  c10::StreamId stream = 0;
+  Block* prev = nullptr;
+  Block* next = nullptr;
+  std::vector<c10::Stream> used_on;  // recordStream
+};
+
+struct BlockOrder {
+  bool operator()(const Block* a, const Block* b) const {
+    if (a->stream != b->stream) return a->stream < b->stream;
+    if (a->size != b->size) return a->size < b->size;
+    return a->addr < b->addr;
+  }
+};
+
+void update_stat(c10::CachingDeviceAllocator::StatArray& s, bool small, int64_t delta) {
+  for (auto idx : {static_cast<size_t>(StatType::AGGREGATE),
+                   static_cast<size_t>(small ? StatType::SMALL_POOL : StatType::LARGE_POOL)}) {
+    if (delta >= 0) s[idx].increase(static_cast<size_t>(delta));
+    else s[idx].decrease(static_cast<size_t>(-delta));
+  }
+}
+
+struct DeviceState {
+  std::mutex mutex;
+  c10::DeviceIndex device = 0;
+  std::set<Block*, BlockOrder> free_small, free_large;
+  std::unordered_map<uintptr_t, Block*> active;
+  std::map<uintptr_t, std::unique_ptr<Segment>> segments;  // by base address
+  std::vector<std::pair<cl_event, Block*>> pending;         // frees awaiting other streams
+  uintptr_t next_base = 0;
+  size_t limit = 0;
+  size_t reserved = 0;
+  DeviceStats stats;
+
+  std::set<Block*, BlockOrder>& pool(bool small) { return small ? free_small : free_large; }
+
+  size_t cap() const {
+    const auto& d = device_info(device);
+    return limit ? limit : static_cast<size_t>(d.global_mem_size);
+  }
+
+  // Creates a segment; nullptr when the device (or the cap) says no.
+  Segment* create_segment(size_t size) {
+    const auto& d = device_info(device);
+    if (reserved + size > cap() || size > d.max_mem_alloc_size) return nullptr;
+    cl_int err = CL_SUCCESS;
+    cl_mem mem = clCreateBuffer(d.context, CL_MEM_READ_WRITE, size, nullptr, &err);
+    if (err != CL_SUCCESS) {
+      TORCH_CHECK(cl_is_out_of_memory(err), "OpenCL call clCreateBuffer(", size,
+                  " bytes) failed: ", cl_error_name(err), " (", err, ")");
+      return nullptr;
+    }
+    auto seg = std::make_unique<Segment>();
+    seg->mem = mem;
+    seg->size = size;
+    seg->base = next_base;
+    next_base += (size + kRoundLarge - 1) / kRoundLarge * kRoundLarge;
+    reserved += size;
+    Segment* raw = seg.get();
+    segments.emplace(raw->base, std::move(seg));
+    const bool small = size == kSmallSegment;
+    update_stat(stats.segment, small, 1);
+    update_stat(stats.reserved_bytes, small, static_cast<int64_t>(size));
+    stats.num_device_alloc++;
+    return raw;
+  }
+
+  // Releases every segment that is one free block. Returns bytes released.
+  size_t release_cached() {
+    size_t released = 0;
+    for (auto* pl : {&free_small, &free_large}) {
+      for (auto it = pl->begin(); it != pl->end();) {
+        Block* b = *it;
+        if (b->prev == nullptr && b->next == nullptr) {
+          Segment* seg = b->segment;
+          const bool small = b->small;
+          clReleaseMemObject(seg->mem);
+          reserved -= seg->size;
+          released += seg->size;
+          update_stat(stats.segment, small, -1);
+          update_stat(stats.reserved_bytes, small, -static_cast<int64_t>(seg->size));
+          stats.num_device_free++;
+          segments.erase(seg->base);
+          it = pl->erase(it);
+          delete b;
+        } else {
+          ++it;
+        }
+      }
+    }
+    return released;
+  }
+
+  void process_pending(bool wait) {
+    for (auto it = pending.begin(); it != pending.end();) {
+      cl_int status = CL_COMPLETE;
+      if (wait) {
+        clWaitForEvents(1, &it->first);
+      } else {
+        clGetEventInfo(it->first, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, nullptr);
+      }
+      if (status == CL_COMPLETE || status < 0) {
+        clReleaseEvent(it->first);
+        Block* b = it->second;
+        it = pending.erase(it);
+        // The block may wait on several events: free it after the last one.
+        bool more = std::any_of(pending.begin(), pending.end(),
+                                [b](const auto& p) { return p.second == b; });
+        if (!more) insert_free(b);
+      } else {
+        ++it;
+      }
+    }
+  }
+
+  Block* find_free(size_t size, bool small, c10::StreamId stream) {
+    Block key;
+    key.stream = stream;
+    key.size = size;
+    key.addr = 0;
+    auto& pl = pool(small);
+    auto it = pl.lower_bound(&key);
+    if (it == pl.end() || (*it)->stream != stream) return nullptr;
+    // Do not carve small requests out of huge cached blocks.
+    if (!small && (*it)->size >= kMinLargeAlloc * 2 && size < kMinLargeAlloc) return nullptr;
+    Block* b = *it;
+    pl.erase(it);
+    return b;
+  }
+
+  Block* malloc(size_t requested, c10::StreamId stream) {
+    std::lock_guard<std::mutex> lock(mutex);
+    process_pending(false);
+    const size_t size = std::max(kMinBlock, (requested + kMinBlock - 1) / kMinBlock * kMinBlock);
+    const bool small = size <= kSmallSize;
+    Block* b = find_free(size, small, stream);
+    if (b != nullptr && (b->prev || b->next)) {
+      update_stat(stats.inactive_split, small, -1);
+      update_stat(stats.inactive_split_bytes, small, -static_cast<int64_t>(b->size));
+    }
+    if (b == nullptr) {
+      size_t seg_size = small ? kSmallSegment
+                              : size < kMinLargeAlloc ? kLargeSegment
+                                                      : (size + kRoundLarge - 1) / kRoundLarge * kRoundLarge;
+      Segment* seg = create_segment(seg_size);
+      if (seg == nullptr) {
+        // Free the cache and retry once before giving up.
+        stats.num_alloc_retries++;
+        process_pending(true);
+        release_cached();
+        seg = create_segment(seg_size);
+      }
+      if (seg == nullptr) {
+        stats.num_ooms++;
+        const auto& d = device_info(device);
+        TORCH_CHECK_WITH(OutOfMemoryError, false, "ocl:", static_cast<int>(device),
+                         " out of memory: tried to allocate ", requested, " bytes on ", d.name,
+                         "; ", reserved, " bytes reserved by torch_ocl, ",
+                         stats.allocated_bytes[0].current, " allocated, limit ", cap(),
+                         " bytes, largest single buffer ", d.max_mem_alloc_size, " bytes");
+      }
+      b = new Block();
+      b->segment = seg;
+      b->addr = seg->base;
+      b->size = seg->size;
+      b->small = small;
+      b->stream = stream;
+    }
+    // Split off the remainder when it is worth keeping.
+    const size_t rest = b->size - size;
+    if ((small && rest >= kMinBlock) || (!small && rest > kSmallSize)) {
+      Block* r = new Block();
+      r->segment = b->segment;
+      r->addr = b->addr + size;
+      r->size = rest;
+      r->small = small;
+      r->stream = stream;
+      r->prev = b;
+      r->next = b->next;
+      if (b->next) b->next->prev = r;
+      b->next = r;
+      b->size = size;
+      pool(small).insert(r);
+      update_stat(stats.inactive_split, small, 1);
+      update_stat(stats.inactive_split_bytes, small, static_cast<int64_t>(rest));
+    }
+    b->allocated = true;
+    b->requested = requested;
+    active[b->addr] = b;
+    update_stat(stats.allocation, small, 1);
+    update_stat(stats.active, small, 1);
+    update_stat(stats.allocated_bytes, small, static_cast<int64_t>(b->size));
+    update_stat(stats.active_bytes, small, static_cast<int64_t>(b->size));
+    update_stat(stats.requested_bytes, small, static_cast<int64_t>(requested));
+    return b;
+  }
+
+  void free(uintptr_t addr) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = active.find(addr);
+    TORCH_INTERNAL_ASSERT(it != active.end(), "torch_ocl: freeing an unknown device pointer");
+    Block* b = it->second;
+    active.erase(it);
+    b->allocated = false;
+    update_stat(stats.allocation, b->small, -1);
+    update_stat(stats.active, b->small, -1);
+    update_stat(stats.allocated_bytes, b->small, -static_cast<int64_t>(b->size));
+    update_stat(stats.active_bytes, b->small, -static_cast<int64_t>(b->size));
+    update_stat(stats.requested_bytes, b->small, -static_cast<int64_t>(b->requested));
+    bool deferred = false;
+    for (const auto& s : b->used_on) {
+      if (s.id() == b->stream) continue;
+      cl_event ev = nullptr;
+      if (clEnqueueMarkerWithWaitList(stream_queue(s), 0, nullptr, &ev) == CL_SUCCESS) {
+        pending.emplace_back(ev, b);
+        deferred = true;
+      }
+    }
+    b->used_on.clear();
+    if (!deferred) insert_free(b);
+  }
+
+  // Coalesces `b` with free neighbours and puts it in its pool.
+  void insert_free(Block* b) {
+    for (Block* n : {b->prev, b->next}) {
+      if (n == nullptr || n->allocated || pool(n->small).count(n) == 0) continue;
+      pool(n->small).erase(n);
+      update_stat(stats.inactive_split, n->small, -1);
+      update_stat(stats.inactive_split_bytes, n->small, -static_cast<int64_t>(n->size));
+      if (n == b->prev) {
+        b->addr = n->addr;
+        b->prev = n->prev;
+        if (b->prev) b->prev->next = b;
+      } else {
+        b->next = n->next;
+        if (b->next) b->next->prev = b;
+      }
+      b->size += n->size;
+      delete n;
+    }
+    if (b->prev || b->next) {
+      update_stat(stats.inactive_split, b->small, 1);
+      update_stat(stats.inactive_split_bytes, b->small, static_cast<int64_t>(b->size));
+    }
+    pool(b->small).insert(b);
+  }
+};
+
+struct AllocatorState {
+  std::vector<std::unique_ptr<DeviceState>> devices;
+  AllocatorState() {
+    const auto n = num_devices();
+    for (c10::DeviceIndex i = 0; i < n; ++i) {
+      auto s = std::make_unique<DeviceState>();
+      s->device = i;
+      s->next_base = static_cast<uintptr_t>(i + 1) << kRangeBits;
+      devices.push_back(std::move(s));
+    }
+  }
+};
+
+AllocatorState& state() {
+  static auto* s = new AllocatorState();  // leaked: blocks may be freed at exit
+  return *s;
+}
+
+DeviceState& device_state(c10::DeviceIndex device) {
+  check_device_index(device);
+  return *state().devices.at(device);
+}
+
+void delete_device_ptr(void* ptr) {
+  if (ptr == nullptr) return;
+  const auto device = device_of_ptr(ptr);
+  device_state(device).free(reinterpret_cast<uintptr_t>(ptr));
+}
+
+class OclDeviceAllocator final : public c10::DeviceAllocator {
+ public:
+  c10::DataPtr allocate(size_t n) override {
+    const auto device = current_device_index();
+    const c10::Device dev(c10::DeviceType::PrivateUse1, device);
+    if (n == 0) return c10::DataPtr(nullptr, nullptr, &delete_device_ptr, dev);
+    check_device_index(device);
+    Block* b = device_state(device).malloc(n, current_stream(device).id());
+    void* p = reinterpret_cast<void*>(b->addr);
+    return c10::DataPtr(p, p, &delete_device_ptr, dev);
+  }
+  c10::DeleterFnPtr raw_deleter() const override { return &delete_device_ptr; }
+  void copy_data(void* dest, const void* src, std::size_t count) const override {
+    if (count == 0) return;
+    const DeviceBuffer d = resolve_device_ptr(dest), s = resolve_device_ptr(src);
+    OCL_CHECK(clEnqueueCopyBuffer(current_queue(device_of_ptr(dest)), s.buffer, d.buffer, s.offset,
+                                  d.offset, count, 0, nullptr, nullptr));
+  }
+  bool initialized() override { return true; }
+  void emptyCache(c10::MempoolId_t) override {
+    for (auto& s : state().devices) {
+      std::lock_guard<std::mutex> lock(s->mutex);
+      s->process_pending(true);
+      s->release_cached();
+    }
+  }
+  void recordStream(const c10::DataPtr& ptr, c10::Stream stream) override {
+    if (ptr.get() == nullptr) return;
+    auto& s = device_state(device_of_ptr(ptr.get()));
+    std::lock_guard<std::mutex> lock(s.mutex);
+    auto it = s.active.find(reinterpret_cast<uintptr_t>(ptr.get()));
+    if (it != s.active.end()) it->second->used_on.push_back(stream);
+  }
+  DeviceStats getDeviceStats(c10::DeviceIndex device) override {
+    auto& s = device_state(device);
+    std::lock_guard<std::mutex> lock(s.mutex);
+    return s.stats;
+  }
+  void resetAccumulatedStats(c10::DeviceIndex device) override {
+    auto& s = device_state(device);
+    std::lock_guard<std::mutex> lock(s.mutex);
+    for (auto* arr : {&s.stats.allocation, &s.stats.segment, &s.stats.active, &s.stats.inactive_split,
+                      &s.stats.allocated_bytes, &s.stats.reserved_bytes, &s.stats.active_bytes,
+                      &s.stats.inactive_split_bytes, &s.stats.requested_bytes})
+      for (auto& st : *arr) st.reset_accumulated();
+    s.stats.num_alloc_retries = 0;
+    s.stats.num_ooms = 0;
+    s.stats.num_device_alloc = 0;
+    s.stats.num_device_free = 0;
+  }
+  void resetPeakStats(c10::DeviceIndex device) override {
+    auto& s = device_state(device);
+    std::lock_guard<std::mutex> lock(s.mutex);
+    for (auto* arr : {&s.stats.allocation, &s.stats.segment, &s.stats.active, &s.stats.inactive_split,
+                      &s.stats.allocated_bytes, &s.stats.reserved_bytes, &s.stats.active_bytes,
+                      &s.stats.inactive_split_bytes, &s.stats.requested_bytes})
+      for (auto& st : *arr) st.reset_peak();
+  }
+  std::pair<size_t, size_t> getMemoryInfo(c10::DeviceIndex device) override {
+    auto& s = device_state(device);
+    std::lock_guard<std::mutex> lock(s.mutex);
+    const size_t total = s.cap();
+    return {total > s.reserved ? total - s.reserved : 0, total};
+  }
+};
+
+OclDeviceAllocator g_allocator;
+
+}  // namespace
+
+c10::DeviceIndex device_of_ptr(const void* ptr) {
+  const auto v = reinterpret_cast<uintptr_t>(ptr) >> kRangeBits;
+  if (v == 0 || v > static_cast<uintptr_t>(num_devices())) return -1;
+  return static_cast<c10::DeviceIndex>(v - 1);
+}
+
+DeviceBuffer resolve_device_ptr(const void* ptr) {
+  const auto device = device_of_ptr(ptr);
+  TORCH_CHECK(device >= 0, "torch_ocl: ", ptr, " is not an ocl device pointer");
+  auto& s = device_state(device);
+  const auto addr = reinterpret_cast<uintptr_t>(ptr);
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto it = s.segments.upper_bound(addr);
+  TORCH_CHECK(it != s.segments.begin(), "torch_ocl: ", ptr, " is not in a live ocl buffer");
+  --it;
+  const Segment& seg = *it->second;
+  TORCH_CHECK(addr < seg.base + seg.size, "torch_ocl: ", ptr, " is not in a live ocl buffer");
+  return {seg.mem, addr - seg.base, seg.size - (addr - seg.base)};
+}
+
+c10::DeviceAllocator* device_allocator() { return &g_allocator; }
+
+void set_memory_limit(c10::DeviceIndex device, size_t bytes) {
+  auto& s = device_state(device);
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.limit = bytes;
+}
+
+size_t memory_limit(c10::DeviceIndex device) {
+  auto& s = device_state(device);
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.cap();
+}
+
+AllocatorSnapshot allocator_snapshot(c10::DeviceIndex device) {
+  auto& s = device_state(device);
+  std::lock_guard<std::mutex> lock(s.mutex);
+  AllocatorSnapshot snap;
+  snap.segments = s.segments.size();
+  snap.free_blocks = s.free_small.size() + s.free_large.size();
+  snap.active_blocks = s.active.size();
+  snap.reserved_bytes = s.reserved;
+  snap.allocated_bytes = static_cast<size_t>(s.stats.allocated_bytes[0].current);
+  return snap;
+}
+
+REGISTER_ALLOCATOR(c10::DeviceType::PrivateUse1, &g_allocator);
+
+}  // namespace torch_ocl

@@ -1,0 +1,167 @@
+#include "backend/copy.h"
+
+#include <ATen/TensorIterator.h>
+#include <ATen/native/Resize.h>
+#include <c10/core/DeviceGuard.h>
+#include <torch/library.h>
+
+#include "allocator/device_allocator.h"
+#include "backend/kernel_launch.h"
+#include "backend/runtime.h"
+#include "backend/storage_resize.h"
+
+namespace torch_ocl {
+namespace {
+
+bool is_ocl(const at::Tensor& t) { return t.device().type() == c10::DeviceType::PrivateUse1; }
+
+// A dense tensor occupies the bytes [data_ptr, data_ptr + nbytes) exactly.
+bool dense(const at::Tensor& t) { return t.is_non_overlapping_and_dense(); }
+
+void write_bytes(const at::Tensor& dst, const void* host, size_t nbytes, bool blocking) {
+  const DeviceBuffer b = resolve_device_ptr(dst.data_ptr());
+  OCL_CHECK(clEnqueueWriteBuffer(current_queue(dst.device().index()), b.buffer,
+                                 blocking ? CL_TRUE : CL_FALSE, b.offset, nbytes, host, 0, nullptr,
+                                 nullptr));
+}
+
+void read_bytes(const at::Tensor& src, void* host, size_t nbytes, bool blocking) {
+  const DeviceBuffer b = resolve_device_ptr(src.data_ptr());
+  OCL_CHECK(clEnqueueReadBuffer(current_queue(src.device().index()), b.buffer,
+                                blocking ? CL_TRUE : CL_FALSE, b.offset, nbytes, host, 0, nullptr,
+                                nullptr));
+}
+
+void copy_host_to_device(const at::Tensor& dst, const at::Tensor& src, bool non_blocking) {
+  c10::DeviceGuard guard(dst.device());
+  if (dense(dst)) {
+    // Stage on the host in dst's dtype and layout unless src already is.
+    at::Tensor host = src;
+    if (!(src.scalar_type() == dst.scalar_type() && src.sizes() == dst.sizes() &&
+          src.strides() == dst.strides() && !src.is_conj() && !src.is_neg())) {
+      host = at::empty_strided(dst.sizes(), dst.strides(), src.options().dtype(dst.scalar_type()));
+      host.copy_(src);
+    }
+    const bool blocking = !(non_blocking && host.is_same(src) && src.is_pinned());
+    write_bytes(dst, host.const_data_ptr(), dst.nbytes(), blocking);
+    return;
+  }
+  at::Tensor staged = at::empty(dst.sizes(), dst.options());
+  copy_host_to_device(staged, src, non_blocking);
+  copy_device_to_device(dst, staged);
+}
+
+void copy_device_to_host(const at::Tensor& dst, const at::Tensor& src, bool non_blocking) {
+  c10::DeviceGuard guard(src.device());
+  at::Tensor dev = dense(src) ? src : src.contiguous();
+  if (dst.scalar_type() == dev.scalar_type() && dst.sizes() == dev.sizes() &&
+      dst.strides() == dev.strides() && dense(dst)) {
+    read_bytes(dev, dst.mutable_data_ptr(), dst.nbytes(), !(non_blocking && dst.is_pinned()));
+    return;
+  }
+  at::Tensor host = at::empty_strided(dev.sizes(), dev.strides(), dst.options().dtype(dev.scalar_type()));
+  read_bytes(dev, host.mutable_data_ptr(), host.nbytes(), true);
+  dst.copy_(host);
+}
+
+}  // namespace
+
+void copy_device_to_device(const at::Tensor& dst, const at::Tensor& src) {
+  if (dst.numel() == 0) return;
+  TORCH_INTERNAL_ASSERT(is_ocl(dst) && is_ocl(src));
+  if (dst.device() != src.device()) {
+    // Different OpenCL contexts: go through the host.
+    copy_device_to_device(dst, src.cpu().to(dst.device()));
+    return;
+  }
+  c10::DeviceGuard guard(dst.device());
+  const auto device = dst.device().index();
+  if (dst.scalar_type() == src.scalar_type() && dense(dst) && dense(src) &&
+      dst.sizes() == src.sizes() && dst.strides() == src.strides()) {
+    if (dst.data_ptr() == src.data_ptr()) return;
+    const DeviceBuffer d = resolve_device_ptr(dst.data_ptr()), s = resolve_device_ptr(src.data_ptr());
+    OCL_CHECK(clEnqueueCopyBuffer(current_queue(device), s.buffer, d.buffer, s.offset, d.offset,
+                                  dst.nbytes(), 0, nullptr, nullptr));
+    return;
+  }
+  auto iter = at::TensorIteratorConfig()
+                  .add_output(dst)
+                  .add_const_input(src)
+                  .resize_outputs(false)
+                  .check_all_same_dtype(false)
+                  .build();
+  if (iter.numel() == 0) return;
+  c10::ScalarType out_t = dst.scalar_type(), in_t = src.scalar_type();
+  if (out_t == in_t) out_t = in_t = bits_dtype(out_t);  // a plain bit copy
+  check_dtype_supported(dst.scalar_type(), device);
+  check_dtype_supported(src.scalar_type(), device);
+  const Indexer ix = make_indexer(iter);
+  Launch(device, "copy", dtype_preamble(out_t) + dtype_preamble(in_t, "SRC_"), "copy_cast")
+      .value(ix)
+      .value<int64_t>(iter.numel())
+      .tensor(iter.tensor_base(0))
+      .tensor(iter.tensor_base(1))
+      .run(iter.numel());
+}
+
+at::Tensor copy_from(const at::Tensor& src, const at::Tensor& dst, bool non_blocking) {
+  TORCH_CHECK(dst.defined() && src.defined(), "copy_: undefined tensor");
+  if (dst.numel() == 0) return dst;
+  TORCH_CHECK(!src.is_complex() && !dst.is_complex(), "torch_ocl: complex dtypes are not supported on ocl");
+  at::Tensor s = src.sizes() == dst.sizes() ? src : src.expand_as(dst);
+  if (is_ocl(dst) && is_ocl(s)) {
+    copy_device_to_device(dst, s);
+  } else if (is_ocl(dst)) {
+    TORCH_CHECK(s.device().is_cpu(), "torch_ocl: cannot copy from ", s.device(), " to ", dst.device());
+    copy_host_to_device(dst, s, non_blocking);
+  } else {
+    TORCH_CHECK(dst.device().is_cpu(), "torch_ocl: cannot copy from ", s.device(), " to ", dst.device());
+    copy_device_to_host(dst, s, non_blocking);
+  }
+  return dst;
+}
+
+void resize_storage_bytes(c10::StorageImpl* storage, size_t new_bytes) {
+  TORCH_CHECK(storage->resizable(), "Trying to resize storage that is not resizable");
+  const size_t old_bytes = storage->nbytes();
+  if (new_bytes == old_bytes) return;
+  const c10::Device device = storage->data_ptr().device();
+  c10::DeviceGuard guard(device);
+  c10::DataPtr fresh = storage->allocator()->allocate(new_bytes);
+  const size_t keep = std::min(old_bytes, new_bytes);
+  if (keep > 0 && storage->data() != nullptr) {
+    const DeviceBuffer d = resolve_device_ptr(fresh.get()), s = resolve_device_ptr(storage->data());
+    OCL_CHECK(clEnqueueCopyBuffer(current_queue(device.index()), s.buffer, d.buffer, s.offset,
+                                  d.offset, keep, 0, nullptr, nullptr));
+  }
+  storage->set_data_ptr_noswap(std::move(fresh));
+  storage->set_nbytes(new_bytes);
+}
+
+namespace {
+
+at::Tensor copy_from_op(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
+  return copy_from(self, dst, non_blocking);
+}
+
+at::Tensor copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {
+  at::native::resize_output(dst, self.sizes());
+  return copy_from(self, dst, false);
+}
+
+c10::Scalar local_scalar_dense(const at::Tensor& self) {
+  TORCH_CHECK(self.numel() > 0, "_local_scalar_dense: empty tensor");
+  at::Tensor host = at::empty({}, self.options().device(c10::kCPU));
+  copy_device_to_host(host, self.reshape({}), false);
+  return at::_local_scalar_dense(host);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("_copy_from", TORCH_FN(copy_from_op));
+  m.impl("_copy_from_and_resize", TORCH_FN(copy_from_and_resize));
+  m.impl("_local_scalar_dense", TORCH_FN(local_scalar_dense));
+}
+
+}  // namespace torch_ocl

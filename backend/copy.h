@@ -1,0 +1,14 @@
+// Copies between host and device and between device tensors: any strides,
+// offsets and broadcasting, casts among the supported dtypes.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+namespace torch_ocl {
+
+// dst.copy_(src) where at least one of them is on ocl (aten::_copy_from).
+at::Tensor copy_from(const at::Tensor& src, const at::Tensor& dst, bool non_blocking);
+// Device-to-device on one device: a strided cast kernel or clEnqueueCopyBuffer.
+void copy_device_to_device(const at::Tensor& dst, const at::Tensor& src);
+
+}  // namespace torch_ocl

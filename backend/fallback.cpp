@@ -1,0 +1,128 @@
+#include "backend/fallback.h"
+
+#include <ATen/native/CPUFallback.h>
+#include <torch/library.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+#include <set>
+
+#include "backend/generator.h"
+#include "backend/runtime.h"
+
+namespace torch_ocl {
+namespace {
+
+std::atomic<FallbackMode>& mode_ref() {
+  static std::atomic<FallbackMode> mode{[] {
+    const char* env = std::getenv("TORCH_OCL_FALLBACK");
+    return env ? parse_fallback_mode(env) : FallbackMode::Warn;
+  }()};
+  return mode;
+}
+
+std::mutex stats_mutex;
+std::map<std::string, uint64_t>& stats() {
+  static auto* s = new std::map<std::string, uint64_t>();
+  return *s;
+}
+std::set<std::string>& warned() {
+  static auto* s = new std::set<std::string>();
+  return *s;
+}
+
+std::string op_name(const c10::OperatorHandle& op) {
+  const auto& n = op.schema().operator_name();
+  return n.overload_name.empty() ? n.name : n.name + "." + n.overload_name;
+}
+
+// The CPU kernels of random ops need a CPU generator: run them on a CPU
+// generator carrying the ocl generator's state and write the state back, so
+// torch.ocl.manual_seed() governs them.
+struct GeneratorSwap {
+  std::vector<std::pair<at::Generator, at::Generator>> swaps;  // (ocl, cpu)
+  std::vector<std::unique_lock<std::mutex>> locks;
+
+  GeneratorSwap(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+    const auto& args = op.schema().arguments();
+    const size_t first = stack->size() - args.size();
+    for (size_t i = 0; i < args.size(); ++i) {
+      auto type = args[i].type();
+      if (auto opt = type->cast<c10::OptionalType>()) type = opt->getElementType();
+      if (type->kind() != c10::TypeKind::GeneratorType) continue;
+      c10::IValue& v = (*stack)[first + i];
+      at::Generator gen;
+      if (v.isNone()) {
+        gen = default_generator(-1);
+      } else {
+        gen = v.toGenerator();
+        if (gen.device().type() != c10::DeviceType::PrivateUse1) continue;
+      }
+      locks.emplace_back(gen.mutex());
+      at::Generator cpu = at::make_generator<at::CPUGeneratorImpl>();
+      cpu.set_state(gen.get_state());
+      v = c10::IValue(cpu);
+      swaps.emplace_back(gen, cpu);
+    }
+  }
+  ~GeneratorSwap() {
+    for (auto& [gen, cpu] : swaps) gen.set_state(cpu.get_state());
+  }
+};
+
+}  // namespace
+
+void cpu_fallback_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const std::string name = op_name(op);
+  const FallbackMode mode = fallback_mode();
+  TORCH_CHECK(mode != FallbackMode::Error, "torch_ocl: ", name,
+              " has no native ocl kernel, and TORCH_OCL_FALLBACK=error forbids running it on "
+              "the CPU");
+  bool warn = false;
+  {
+    std::lock_guard<std::mutex> lock(stats_mutex);
+    ++stats()[name];
+    warn = mode == FallbackMode::Warn && warned().insert(name).second;
+  }
+  if (warn)
+    TORCH_WARN("torch_ocl: ", name, " has no native ocl kernel and runs on the CPU (a copy each "
+               "way). Set TORCH_OCL_FALLBACK=silent to hide this, =error to forbid it.");
+  GeneratorSwap swap(op, stack);
+  at::native::cpu_fallback(op, stack);
+}
+
+FallbackMode parse_fallback_mode(const std::string& name) {
+  if (name == "warn" || name.empty()) return FallbackMode::Warn;
+  if (name == "silent") return FallbackMode::Silent;
+  if (name == "error") return FallbackMode::Error;
+  TORCH_CHECK(false, "TORCH_OCL_FALLBACK must be warn, silent or error, not '", name, "'");
+}
+
+const char* fallback_mode_name(FallbackMode mode) {
+  switch (mode) {
+    case FallbackMode::Warn: return "warn";
+    case FallbackMode::Silent: return "silent";
+    case FallbackMode::Error: return "error";
+  }
+  return "warn";
+}
+
+FallbackMode fallback_mode() { return mode_ref().load(); }
+void set_fallback_mode(FallbackMode mode) { mode_ref().store(mode); }
+
+std::map<std::string, uint64_t> fallback_stats() {
+  std::lock_guard<std::mutex> lock(stats_mutex);
+  return stats();
+}
+
+void reset_fallback_stats() {
+  std::lock_guard<std::mutex> lock(stats_mutex);
+  stats().clear();
+}
+
+TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
+  m.fallback(torch::CppFunction::makeFromBoxedFunction<&cpu_fallback_kernel>());
+}
+
+}  // namespace torch_ocl

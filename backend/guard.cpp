@@ -1,0 +1,94 @@
+// DeviceGuardImplInterface for PrivateUse1: current device and stream,
+// events (cl_event markers) and stream synchronization.
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+
+#include "allocator/device_allocator.h"
+#include "backend/runtime.h"
+
+namespace torch_ocl {
+namespace {
+
+struct OclGuardImpl final : public c10::impl::DeviceGuardImplInterface {
+  static constexpr c10::DeviceType kType = c10::DeviceType::PrivateUse1;
+
+  c10::DeviceType type() const override { return kType; }
+  c10::Device exchangeDevice(c10::Device d) const override {
+    auto old = getDevice();
+    if (d.index() != old.index()) set_current_device(d.index());
+    return old;
+  }
+  c10::Device getDevice() const override { return c10::Device(kType, current_device_index()); }
+  void setDevice(c10::Device d) const override { set_current_device(d.index()); }
+  void uncheckedSetDevice(c10::Device d) const noexcept override {
+    try {
+      set_current_device(d.index());
+    } catch (...) {
+    }
+  }
+  c10::Stream getStream(c10::Device d) const override { return current_stream(d.index()); }
+  c10::Stream getDefaultStream(c10::Device d) const override { return default_stream(d.index()); }
+  c10::Stream getStreamFromGlobalPool(c10::Device d, bool) const override {
+    return stream_from_pool(d.index());
+  }
+  c10::Stream getNewStream(c10::Device d, int) const override { return stream_from_pool(d.index()); }
+  c10::Stream exchangeStream(c10::Stream s) const override {
+    auto old = current_stream(s.device_index());
+    set_current_stream(s);
+    return old;
+  }
+  c10::DeviceIndex deviceCount() const noexcept override { return num_devices(); }
+
+  void destroyEvent(void* event, const c10::DeviceIndex) const noexcept override {
+    if (event) clReleaseEvent(static_cast<cl_event>(event));
+  }
+  void record(void** event, const c10::Stream& stream, const c10::DeviceIndex device_index,
+              const c10::EventFlag) const override {
+    TORCH_CHECK(device_index == -1 || device_index == stream.device_index(),
+                "Event device index ", device_index, " does not match recording stream's device index ",
+                stream.device_index(), ".");
+    cl_event ev = nullptr;
+    OCL_CHECK(clEnqueueMarkerWithWaitList(stream_queue(stream), 0, nullptr, &ev));
+    if (*event) clReleaseEvent(static_cast<cl_event>(*event));
+    *event = ev;
+  }
+  void block(void* event, const c10::Stream& stream) const override {
+    if (!event) return;
+    cl_event ev = static_cast<cl_event>(event);
+    OCL_CHECK(clEnqueueBarrierWithWaitList(stream_queue(stream), 1, &ev, nullptr));
+  }
+  bool queryEvent(void* event) const override {
+    if (!event) return true;
+    cl_int status = CL_COMPLETE;
+    OCL_CHECK(clGetEventInfo(static_cast<cl_event>(event), CL_EVENT_COMMAND_EXECUTION_STATUS,
+                             sizeof(status), &status, nullptr));
+    return status == CL_COMPLETE;
+  }
+  void synchronizeEvent(void* event) const override {
+    if (!event) return;
+    cl_event ev = static_cast<cl_event>(event);
+    OCL_CHECK(clWaitForEvents(1, &ev));
+  }
+  bool queryStream(const c10::Stream& stream) const override {
+    cl_event ev = nullptr;
+    OCL_CHECK(clEnqueueMarkerWithWaitList(stream_queue(stream), 0, nullptr, &ev));
+    OCL_CHECK(clFlush(stream_queue(stream)));
+    bool done = queryEvent(ev);
+    clReleaseEvent(ev);
+    return done;
+  }
+  void synchronizeStream(const c10::Stream& stream) const override {
+    OCL_CHECK(clFinish(stream_queue(stream)));
+  }
+  void synchronizeDevice(const c10::DeviceIndex device_index) const override {
+    synchronize_device(device_index);
+  }
+  void recordDataPtrOnStream(const c10::DataPtr& data_ptr, const c10::Stream& stream) const override {
+    device_allocator()->recordStream(data_ptr, stream);
+  }
+};
+
+}  // namespace
+
+C10_REGISTER_GUARD_IMPL(PrivateUse1, OclGuardImpl);
+
+}  // namespace torch_ocl

@@ -1,0 +1,201 @@
+#include "backend/kernel_launch.h"
+
+#include <ATen/TensorIterator.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include "allocator/device_allocator.h"
+#include "backend/program_cache.h"
+#include "backend/runtime.h"
+
+namespace torch_ocl {
+namespace {
+
+struct TypeInfo {
+  const char* st;   // storage type
+  const char* ct;   // compute type
+  const char* acc;  // accumulation type
+  const char* load;
+  const char* store;
+  bool is_float;
+};
+
+TypeInfo type_info(c10::ScalarType t) {
+  constexpr const char* plain_load = "((p)[i])";
+  switch (t) {
+    case c10::kBool: return {"uchar", "uchar", "long", plain_load, "((p)[i] = (uchar)((v) != 0))", false};
+    case c10::kByte: return {"uchar", "uchar", "long", plain_load, "((p)[i] = (uchar)(v))", false};
+    case c10::kChar: return {"char", "char", "long", plain_load, "((p)[i] = (char)(v))", false};
+    case c10::kShort: return {"short", "short", "long", plain_load, "((p)[i] = (short)(v))", false};
+    case c10::kInt: return {"int", "int", "long", plain_load, "((p)[i] = (int)(v))", false};
+    case c10::kLong: return {"long", "long", "long", plain_load, "((p)[i] = (long)(v))", false};
+    case c10::kUInt16: return {"ushort", "ushort", "long", plain_load, "((p)[i] = (ushort)(v))", false};
+    case c10::kUInt32: return {"uint", "uint", "long", plain_load, "((p)[i] = (uint)(v))", false};
+    case c10::kUInt64: return {"ulong", "ulong", "ulong", plain_load, "((p)[i] = (ulong)(v))", false};
+    case c10::kHalf: return {"half", "float", "float", "vload_half((i), (p))", "vstore_half((float)(v), (i), (p))", true};
+    case c10::kBFloat16: return {"ushort", "float", "float", "bf16_to_float((p)[i])", "((p)[i] = float_to_bf16((float)(v)))", true};
+    case c10::kFloat: return {"float", "float", "float", plain_load, "((p)[i] = (float)(v))", true};
+    case c10::kDouble: return {"double", "double", "double", plain_load, "((p)[i] = (double)(v))", true};
+    default:
+      TORCH_CHECK(false, "torch_ocl: dtype ", t, " is not supported on the ocl device");
+  }
+}
+
+struct CachedKernel {
+  cl_kernel kernel = nullptr;
+  std::mutex mutex;
+};
+
+std::mutex kernels_mutex;
+std::map<std::pair<cl_program, std::string>, std::unique_ptr<CachedKernel>>& kernels() {
+  static auto* k = new std::map<std::pair<cl_program, std::string>, std::unique_ptr<CachedKernel>>();
+  return *k;
+}
+
+}  // namespace
+
+std::string dtype_preamble(c10::ScalarType dtype, const std::string& prefix) {
+  const TypeInfo ti = type_info(dtype);
+  std::string s;
+  auto def = [&](const std::string& name, const std::string& value) {
+    s += "#define " + prefix + name + " " + value + "\n";
+  };
+  def("ST", ti.st);
+  def("CT", ti.ct);
+  def("ACC", ti.acc);
+  def("LOAD(p, i)", ti.load);
+  def("STORE(p, i, v)", ti.store);
+  if (ti.is_float) def("IS_FLOAT", "1");
+  if (dtype == c10::kDouble) s = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" + s;
+  return s;
+}
+
+void check_dtype_supported(c10::ScalarType dtype, c10::DeviceIndex device) {
+  (void)type_info(dtype);  // raises for complex, quantized, float8, ...
+  if (dtype == c10::kDouble) {
+    const auto& d = device_info(device);
+    TORCH_CHECK_TYPE(d.fp64, "torch_ocl: ocl:", static_cast<int>(device), " (", d.name,
+                     ") does not support float64 (no cl_khr_fp64); use float32");
+  }
+}
+
+c10::ScalarType bits_dtype(c10::ScalarType dtype) {
+  switch (c10::elementSize(dtype)) {
+    case 1: return c10::kByte;
+    case 2: return c10::kUInt16;
+    case 4: return c10::kUInt32;
+    case 8: return c10::kUInt64;
+    default: TORCH_CHECK(false, "torch_ocl: no bit copy for dtype ", dtype);
+  }
+}
+
+Indexer make_indexer(const at::TensorIteratorBase& iter) {
+  TORCH_INTERNAL_ASSERT(iter.ntensors() <= kMaxOperands);
+  Indexer ix;
+  bool contiguous = iter.ndim() <= 1;
+  for (int k = 0; k < iter.ntensors() && contiguous; ++k) {
+    if (iter.ndim() == 1 && !(k >= iter.noutputs() && iter.is_cpu_scalar(k)))
+      contiguous = iter.strides(k)[0] == static_cast<int64_t>(iter.element_size(k));
+  }
+  if (contiguous) return ix;
+  TORCH_CHECK(iter.ndim() <= kMaxDims, "torch_ocl: elementwise kernels handle at most ", kMaxDims,
+              " non-coalescable dims, got ", iter.ndim());
+  ix.ndim = iter.ndim();
+  for (int d = 0; d < iter.ndim(); ++d) {
+    ix.sizes[d] = iter.shape()[d];
+    for (int k = 0; k < iter.ntensors(); ++k)
+      ix.strides[k][d] = iter.strides(k)[d] / static_cast<int64_t>(iter.element_size(k));
+  }
+  return ix;
+}
+
+Launch::Launch(c10::DeviceIndex device, const std::string& source,
+               const std::string& preamble, const char* kernel)
+    : device_(device), name_(kernel) {
+  cl_program program = get_program(device, source, preamble);
+  CachedKernel* ck = nullptr;
+  {
+    std::lock_guard<std::mutex> g(kernels_mutex);
+    auto& slot = kernels()[{program, kernel}];
+    if (!slot) {
+      cl_int err = CL_SUCCESS;
+      cl_kernel k = clCreateKernel(program, kernel, &err);
+      TORCH_CHECK(err == CL_SUCCESS, "OpenCL call clCreateKernel(", kernel, ") for source '", source,
+                  "' failed: ", cl_error_name(err), " (", err, ")");
+      slot = std::make_unique<CachedKernel>();
+      slot->kernel = k;
+    }
+    ck = slot.get();
+  }
+  // Arguments live in the kernel object: hold it until the enqueue.
+  lock_ = std::unique_lock<std::mutex>(ck->mutex);
+  kernel_ = ck->kernel;
+}
+
+Launch& Launch::raw(size_t size, const void* ptr) {
+  cl_int err = clSetKernelArg(kernel_, next_, size, ptr);
+  TORCH_CHECK(err == CL_SUCCESS, "OpenCL call clSetKernelArg(", name_, ", ", next_, ") failed: ",
+              cl_error_name(err), " (", err, ")");
+  ++next_;
+  return *this;
+}
+
+Launch& Launch::tensor(const at::TensorBase& t) {
+  if (t.data_ptr() == nullptr) return null_tensor();
+  TORCH_CHECK(t.device().type() == c10::DeviceType::PrivateUse1 && t.device().index() == device_,
+              "torch_ocl: kernel ", name_, " expected a tensor on ocl:", static_cast<int>(device_),
+              " but got one on ", t.device());
+  const DeviceBuffer b = resolve_device_ptr(t.data_ptr());
+  const cl_ulong offset = b.offset;
+  raw(sizeof(cl_mem), &b.buffer);
+  return raw(sizeof(cl_ulong), &offset);
+}
+
+Launch& Launch::null_tensor() {
+  const cl_ulong zero = 0;
+  raw(sizeof(cl_mem), nullptr);
+  return raw(sizeof(cl_ulong), &zero);
+}
+
+Launch& Launch::scalar(const c10::Scalar& s, c10::ScalarType compute_dtype) {
+  switch (compute_dtype) {
+    case c10::kBool:
+    case c10::kByte: return value<cl_uchar>(s.to<uint8_t>());
+    case c10::kChar: return value<cl_char>(s.to<int8_t>());
+    case c10::kShort: return value<cl_short>(s.to<int16_t>());
+    case c10::kUInt16: return value<cl_ushort>(static_cast<uint16_t>(s.to<int64_t>()));
+    case c10::kInt: return value<cl_int>(s.to<int32_t>());
+    case c10::kUInt32: return value<cl_uint>(static_cast<uint32_t>(s.to<int64_t>()));
+    case c10::kLong: return value<cl_long>(s.to<int64_t>());
+    case c10::kUInt64: return value<cl_ulong>(s.to<uint64_t>());
+    case c10::kHalf:
+    case c10::kBFloat16:
+    case c10::kFloat: return value<cl_float>(s.to<float>());
+    case c10::kDouble: return value<cl_double>(s.to<double>());
+    default: TORCH_CHECK(false, "torch_ocl: no kernel scalar type for ", compute_dtype);
+  }
+}
+
+size_t Launch::max_work_group_size() const {
+  size_t n = 0;
+  const auto& d = device_info(device_);
+  OCL_CHECK(clGetKernelWorkGroupInfo(kernel_, d.id, CL_KERNEL_WORK_GROUP_SIZE, sizeof(n), &n, nullptr));
+  return n;
+}
+
+void Launch::run(size_t global, size_t local) {
+  if (global == 0) return;
+  if (local == 0) local = std::min<size_t>(256, max_work_group_size());
+  // Grid-stride kernels: cap the grid at 64K work groups.
+  const size_t groups = std::min<size_t>((global + local - 1) / local, 65536);
+  const size_t total = groups * local;
+  cl_command_queue q = current_queue(device_);
+  cl_int err = clEnqueueNDRangeKernel(q, kernel_, 1, nullptr, &total, &local, 0, nullptr, nullptr);
+  TORCH_CHECK(err == CL_SUCCESS, "OpenCL call clEnqueueNDRangeKernel(", name_, ") failed: ",
+              cl_error_name(err), " (", err, ")");
+  lock_.unlock();
+}
+
+}  // namespace torch_ocl

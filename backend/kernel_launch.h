@@ -1,0 +1,69 @@
+// The small launch API every kernel launcher in kernels/ uses: dtype
+// preambles, the Indexer shared with kernels/common.cl, and Launch, which sets
+// arguments and enqueues a kernel on the current stream.
+#pragma once
+
+#include <ATen/core/TensorBase.h>
+#include <c10/core/Scalar.h>
+
+#include <mutex>
+#include <string>
+
+#include "backend/cl_check.h"
+
+namespace at {
+struct TensorIteratorBase;
+}
+
+namespace torch_ocl {
+
+// "#define ST float / CT / LOAD / STORE / IS_FLOAT / ACC ..." for `dtype`;
+// with prefix "SRC_" the same names prefixed (for the source of a cast).
+std::string dtype_preamble(c10::ScalarType dtype, const std::string& prefix = "");
+// Raises a clear error when `dtype` has no kernels on `device`.
+void check_dtype_supported(c10::ScalarType dtype, c10::DeviceIndex device);
+// The storage of `dtype` as an unsigned integer dtype of the same size.
+c10::ScalarType bits_dtype(c10::ScalarType dtype);
+
+constexpr int kMaxDims = 10;
+constexpr int kMaxOperands = 3;
+// Mirrors Indexer in kernels/common.cl (all fields 64-bit: no padding).
+struct Indexer {
+  int64_t ndim = -1;  // -1: every operand contiguous
+  int64_t sizes[kMaxDims] = {};
+  int64_t strides[kMaxOperands][kMaxDims] = {};
+};
+// The Indexer of a built TensorIterator (strides converted to elements).
+// Raises when the iterator has more than kMaxDims dims after coalescing.
+Indexer make_indexer(const at::TensorIteratorBase& iter);
+
+class Launch {
+ public:
+  // `source` names a kernels/*.cl file (without .cl); the program is built
+  // from dtype/option `preamble` + common.cl + source, once per device.
+  Launch(c10::DeviceIndex device, const std::string& source,
+         const std::string& preamble, const char* kernel);
+  // A tensor argument: two kernel parameters (__global char* base, ulong byte offset).
+  Launch& tensor(const at::TensorBase& t);
+  // A null buffer in place of an absent tensor.
+  Launch& null_tensor();
+  template <class T>
+  Launch& value(const T& v) { return raw(sizeof(T), &v); }
+  // `s` as the kernel's type for `compute_dtype` (see scalar_compute_type).
+  Launch& scalar(const c10::Scalar& s, c10::ScalarType compute_dtype);
+  Launch& local_memory(size_t bytes) { return raw(bytes, nullptr); }
+  Launch& raw(size_t size, const void* ptr);
+  // Enqueues over `global` work items (rounded up to `local`); local 0 = a
+  // default work-group size. Capped: kernels use grid-stride loops.
+  void run(size_t global, size_t local = 0);
+  size_t max_work_group_size() const;
+
+ private:
+  c10::DeviceIndex device_;
+  cl_kernel kernel_;
+  std::unique_lock<std::mutex> lock_;
+  cl_uint next_ = 0;
+  const char* name_;
+};
+
+}  // namespace torch_ocl

@@ -1,0 +1,33 @@
+// The program cache: OpenCL programs built per device from embedded sources
+// (kernels/*.cl) plus a preamble of #defines, cached in memory and as program
+// binaries on disk (TORCH_OCL_CACHE_DIR, default ~/.cache/torch_ocl).
+#pragma once
+
+#include <c10/core/Device.h>
+
+#include <string>
+
+#include "backend/cl_check.h"
+
+namespace torch_ocl {
+
+// Registers an OpenCL C source under `name` (kernels/*.cl are registered at
+// load time by the generated kernel_sources.cpp).
+void register_kernel_source(const std::string& name, std::string source);
+bool has_kernel_source(const std::string& name);
+
+// The built program for preamble + common.cl + source `name` on `device`.
+// A build failure raises an error that includes the build log.
+cl_program get_program(c10::DeviceIndex device, const std::string& name,
+                       const std::string& preamble);
+
+std::string program_cache_dir();
+
+struct ProgramCacheStats {
+  size_t memory_hits = 0, disk_hits = 0, compiles = 0;
+};
+ProgramCacheStats program_cache_stats();
+// Drops the in-memory programs (the disk cache stays); for tests.
+void clear_program_memory_cache();
+
+}  // namespace torch_ocl

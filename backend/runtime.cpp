@@ -1,0 +1,250 @@
+#include "backend/runtime.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cctype>
+#include <cstdlib>
+#include <mutex>
+#include <sstream>
+
+namespace torch_ocl {
+namespace {
+
+std::string device_string(cl_device_id d, cl_device_info what) {
+  size_t n = 0;
+  if (clGetDeviceInfo(d, what, 0, nullptr, &n) != CL_SUCCESS) return "";
+  std::string s(n, '\0');
+  clGetDeviceInfo(d, what, n, s.data(), nullptr);
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  return s;
+}
+
+std::string platform_string(cl_platform_id p, cl_platform_info what) {
+  size_t n = 0;
+  if (clGetPlatformInfo(p, what, 0, nullptr, &n) != CL_SUCCESS) return "";
+  std::string s(n, '\0');
+  clGetPlatformInfo(p, what, n, s.data(), nullptr);
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  return s;
+}
+
+template <class T>
+T device_value(cl_device_id d, cl_device_info what) {
+  T v{};
+  clGetDeviceInfo(d, what, sizeof(T), &v, nullptr);
+  return v;
+}
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(c));
+  return s;
+}
+
+// TORCH_OCL_DEVICES: comma-separated entries, each an index into the full
+// GPU-first list, a device type (gpu, cpu, accelerator), or a
+// case-insensitive substring of the device or platform name.
+bool selected(const DeviceInfo& d, size_t index, const char* filter) {
+  if (filter == nullptr || *filter == '\0') return true;
+  std::stringstream ss(filter);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    item = lower(item);
+    if (item.empty()) continue;
+    if (std::all_of(item.begin(), item.end(), ::isdigit)) {
+      if (std::stoul(item) == index) return true;
+    } else if (item == lower(d.type_name())) {
+      return true;
+    } else if (lower(d.name).find(item) != std::string::npos ||
+               lower(d.platform_name).find(item) != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+struct Runtime {
+  std::vector<DeviceInfo> devices;
+  std::string error;
+  // queues[device][stream id]; created lazily.
+  std::vector<std::array<cl_command_queue, kStreamPoolSize + 1>> queues;
+  std::vector<std::unique_ptr<std::atomic<int>>> next_pool;
+  std::mutex mutex;
+
+  Runtime() {
+    cl_uint np = 0;
+    cl_int err = clGetPlatformIDs(0, nullptr, &np);
+    if (err != CL_SUCCESS || np == 0) {
+      error = std::string("no OpenCL platform found (clGetPlatformIDs: ") +
+              cl_error_name(err) + ")";
+      return;
+    }
+    std::vector<cl_platform_id> platforms(np);
+    clGetPlatformIDs(np, platforms.data(), nullptr);
+    std::vector<DeviceInfo> all;
+    for (auto p : platforms) {
+      cl_uint nd = 0;
+      if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &nd) != CL_SUCCESS)
+        continue;
+      std::vector<cl_device_id> ids(nd);
+      clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, nd, ids.data(), nullptr);
+      for (auto id : ids) {
+        DeviceInfo d;
+        d.platform = p;
+        d.id = id;
+        d.type = device_value<cl_device_type>(id, CL_DEVICE_TYPE);
+        d.name = device_string(id, CL_DEVICE_NAME);
+        d.vendor = device_string(id, CL_DEVICE_VENDOR);
+        d.version = device_string(id, CL_DEVICE_VERSION);
+        d.driver_version = device_string(id, CL_DRIVER_VERSION);
+        d.opencl_c_version = device_string(id, CL_DEVICE_OPENCL_C_VERSION);
+        d.extensions = device_string(id, CL_DEVICE_EXTENSIONS);
+        d.platform_name = platform_string(p, CL_PLATFORM_NAME);
+        d.platform_version = platform_string(p, CL_PLATFORM_VERSION);
+        d.global_mem_size = device_value<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE);
+        d.max_mem_alloc_size = device_value<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+        d.local_mem_size = device_value<cl_ulong>(id, CL_DEVICE_LOCAL_MEM_SIZE);
+        d.max_work_group_size = device_value<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+        d.compute_units = device_value<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS);
+        d.mem_base_addr_align_bits = device_value<cl_uint>(id, CL_DEVICE_MEM_BASE_ADDR_ALIGN);
+        d.fp64 = device_value<cl_device_fp_config>(id, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
+        d.fp16 = d.extensions.find("cl_khr_fp16") != std::string::npos;
+        all.push_back(std::move(d));
+      }
+    }
+    std::stable_sort(all.begin(), all.end(), [](const DeviceInfo& a, const DeviceInfo& b) {
+      return a.is_gpu() && !b.is_gpu();
+    });
+    const char* filter = std::getenv("TORCH_OCL_DEVICES");
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (!selected(all[i], i, filter)) continue;
+      cl_int e = CL_SUCCESS;
+      cl_context_properties props[] = {
+          CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(all[i].platform), 0};
+      all[i].context = clCreateContext(props, 1, &all[i].id, nullptr, nullptr, &e);
+      if (e != CL_SUCCESS) continue;  // an unusable device is not listed
+      devices.push_back(all[i]);
+    }
+    if (devices.empty())
+      error = all.empty() ? "no OpenCL device found"
+                          : "no OpenCL device matches TORCH_OCL_DEVICES";
+    queues.resize(devices.size());
+    for (auto& q : queues) q.fill(nullptr);
+    for (size_t i = 0; i < devices.size(); ++i)
+      next_pool.push_back(std::make_unique<std::atomic<int>>(0));
+  }
+};
+
+Runtime& runtime() {
+  // Leaked on purpose: queues must outlive static tensors at exit.
+  static Runtime* rt = new Runtime();
+  return *rt;
+}
+
+thread_local c10::DeviceIndex tls_device = 0;
+thread_local std::array<int, 64> tls_stream = {};  // current stream id per device
+
+}  // namespace
+
+std::string DeviceInfo::type_name() const {
+  if (type & CL_DEVICE_TYPE_GPU) return "gpu";
+  if (type & CL_DEVICE_TYPE_ACCELERATOR) return "accelerator";
+  if (type & CL_DEVICE_TYPE_CPU) return "cpu";
+  return "other";
+}
+
+c10::DeviceIndex num_devices() noexcept {
+  try {
+    return static_cast<c10::DeviceIndex>(runtime().devices.size());
+  } catch (...) {
+    return 0;
+  }
+}
+
+const std::string& discovery_error() { return runtime().error; }
+
+void check_device_index(c10::DeviceIndex index) {
+  auto n = num_devices();
+  TORCH_CHECK(index >= 0 && index < n, "ocl:", static_cast<int>(index),
+              " is not available: ",
+              n == 0 ? discovery_error()
+                     : std::to_string(n) + " ocl device(s) found (ocl:0.." +
+                           std::to_string(n - 1) + ")");
+}
+
+const DeviceInfo& device_info(c10::DeviceIndex index) {
+  check_device_index(index);
+  return runtime().devices[index];
+}
+
+c10::DeviceIndex current_device_index() { return tls_device; }
+
+void set_current_device(c10::DeviceIndex index) {
+  check_device_index(index);
+  tls_device = index;
+}
+
+c10::Stream default_stream(c10::DeviceIndex index) {
+  return c10::Stream(c10::Stream::UNSAFE, c10::Device(c10::DeviceType::PrivateUse1, index), 0);
+}
+
+c10::Stream current_stream(c10::DeviceIndex index) {
+  if (index < 0) index = current_device_index();
+  check_device_index(index);
+  return c10::Stream(c10::Stream::UNSAFE, c10::Device(c10::DeviceType::PrivateUse1, index),
+                     tls_stream.at(index));
+}
+
+c10::Stream stream_from_pool(c10::DeviceIndex index) {
+  if (index < 0) index = current_device_index();
+  check_device_index(index);
+  int id = 1 + (runtime().next_pool[index]->fetch_add(1) % kStreamPoolSize);
+  return c10::Stream(c10::Stream::UNSAFE, c10::Device(c10::DeviceType::PrivateUse1, index), id);
+}
+
+void set_current_stream(c10::Stream stream) {
+  check_device_index(stream.device_index());
+  TORCH_CHECK(stream.id() >= 0 && stream.id() <= kStreamPoolSize, "invalid ocl stream id ", stream.id());
+  tls_stream.at(stream.device_index()) = static_cast<int>(stream.id());
+}
+
+cl_command_queue stream_queue(c10::Stream stream) {
+  auto index = stream.device_index();
+  const auto& d = device_info(index);
+  TORCH_CHECK(stream.id() >= 0 && stream.id() <= kStreamPoolSize, "invalid ocl stream id ", stream.id());
+  auto& rt = runtime();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  auto& q = rt.queues[index][stream.id()];
+  if (q == nullptr) {
+    cl_int err = CL_SUCCESS;
+    q = clCreateCommandQueue(d.context, d.id, 0, &err);
+    OCL_CHECK(err);
+  }
+  return q;
+}
+
+cl_command_queue current_queue(c10::DeviceIndex index) {
+  return stream_queue(current_stream(index));
+}
+
+void synchronize_device(c10::DeviceIndex index) {
+  if (index < 0) index = current_device_index();
+  check_device_index(index);
+  auto& rt = runtime();
+  std::array<cl_command_queue, kStreamPoolSize + 1> qs;
+  {
+    std::lock_guard<std::mutex> lock(rt.mutex);
+    qs = rt.queues[index];
+  }
+  for (auto q : qs)
+    if (q != nullptr) OCL_CHECK(clFinish(q));
+}
+
+bool device_initialized(c10::DeviceIndex index) {
+  if (index < 0 || index >= num_devices()) return false;
+  auto& rt = runtime();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  return rt.queues[index][0] != nullptr;
+}
+
+}  // namespace torch_ocl

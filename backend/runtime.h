@@ -1,0 +1,56 @@
+// The OpenCL device runtime: discovery, contexts, streams (in-order command
+// queues), the current device and stream. Nothing here knows about ops.
+#pragma once
+
+#include <c10/core/Device.h>
+#include <c10/core/Stream.h>
+
+#include <string>
+#include <vector>
+
+#include "backend/cl_check.h"
+
+namespace torch_ocl {
+
+struct DeviceInfo {
+  cl_platform_id platform = nullptr;
+  cl_device_id id = nullptr;
+  cl_context context = nullptr;
+  cl_device_type type = 0;
+  std::string name, vendor, version, driver_version, platform_name,
+      platform_version, opencl_c_version, extensions;
+  uint64_t global_mem_size = 0, max_mem_alloc_size = 0, local_mem_size = 0;
+  size_t max_work_group_size = 0;
+  uint32_t compute_units = 0, mem_base_addr_align_bits = 0;
+  bool fp64 = false, fp16 = false;
+  bool is_gpu() const { return type & CL_DEVICE_TYPE_GPU; }
+  std::string type_name() const;
+};
+
+// Number of usable devices; 0 (never an error) when there is no platform.
+c10::DeviceIndex num_devices() noexcept;
+// Why num_devices() is 0, or "" when it is not.
+const std::string& discovery_error();
+// The device, with a PyTorch-style error for a bad index.
+const DeviceInfo& device_info(c10::DeviceIndex index);
+// Raises "ocl:N is not available ..." unless 0 <= index < num_devices().
+void check_device_index(c10::DeviceIndex index);
+
+c10::DeviceIndex current_device_index();
+void set_current_device(c10::DeviceIndex index);
+
+// Streams: id 0 is the device's default queue, ids 1..kStreamPoolSize come
+// from a pool handed out round-robin. All queues are in-order.
+constexpr int kStreamPoolSize = 4;
+c10::Stream default_stream(c10::DeviceIndex index);
+c10::Stream current_stream(c10::DeviceIndex index = -1);
+c10::Stream stream_from_pool(c10::DeviceIndex index = -1);
+void set_current_stream(c10::Stream stream);
+cl_command_queue stream_queue(c10::Stream stream);
+// The queue of the current stream of `index` (or of the current device).
+cl_command_queue current_queue(c10::DeviceIndex index = -1);
+void synchronize_device(c10::DeviceIndex index = -1);
+// Devices whose queues were created (were used).
+bool device_initialized(c10::DeviceIndex index);
+
+}  // namespace torch_ocl

@@ -1,0 +1,39 @@
+// Shared by every kernel family. The dtype macros (ST storage type, CT compute
+// type, LOAD, STORE, IS_FLOAT, ...) are prepended by the launcher, see
+// backend/kernel_launch.cpp: dtype_preamble().
+
+#define MAX_DIMS 10
+#define MAX_OPERANDS 3
+
+// A TensorIterator-shaped index space: dim 0 is the fastest-moving one.
+// ndim < 0 means every operand is contiguous. Strides are in elements.
+typedef struct {
+  long ndim;
+  long sizes[MAX_DIMS];
+  long strides[MAX_OPERANDS][MAX_DIMS];
+} Indexer;
+
+inline void indexer_offsets(const Indexer* ix, long linear, long* off) {
+  if (ix->ndim < 0) {
+    for (int k = 0; k < MAX_OPERANDS; ++k) off[k] = linear;
+    return;
+  }
+  for (int k = 0; k < MAX_OPERANDS; ++k) off[k] = 0;
+  for (int d = 0; d < ix->ndim; ++d) {
+    long size = ix->sizes[d];
+    long idx = linear % size;
+    linear /= size;
+    for (int k = 0; k < MAX_OPERANDS; ++k) off[k] += idx * ix->strides[k][d];
+  }
+}
+
+inline float bf16_to_float(ushort x) { return as_float(((uint)x) << 16); }
+inline ushort float_to_bf16(float f) {
+  uint u = as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)0x7fc0;  // NaN
+  u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even
+  return (ushort)(u >> 16);
+}
+
+#define PTR(type, base, off) ((__global type*)((base) + (off)))
+#define GRID_LOOP(i, n) for (long i = get_global_id(0); i < (n); i += get_global_size(0))

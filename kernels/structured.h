@@ -1,0 +1,102 @@
+// Structured ops on PrivateUse1. PyTorch's meta functions (at::meta::structured_*)
+// do the shape, dtype, promotion and out= checks; OclStructured supplies the
+// outputs the way the in-tree codegen does for CPU/CUDA, and
+// register_structured() registers the functional, in-place and out= overloads
+// of an op from one impl function. See DESIGN.md decision 3.
+#pragma once
+
+#include <ATen/TensorIterator.h>
+#include <ATen/native/Resize.h>
+#include <torch/library.h>
+
+#include <array>
+#include <type_traits>
+
+namespace torch_ocl {
+
+enum class Variant { Functional, Inplace, Out };
+
+template <class Meta>
+struct OclStructured final : public Meta {
+  OclStructured(Variant v, const at::Tensor& out = {}) : variant(v) { outputs[0] = out; }
+
+  const at::Tensor& maybe_get_output(int64_t i) override { return outputs[i]; }
+
+  void set_output_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides,
+                          at::TensorOptions options) override {
+    set_output_raw_strided(i, sizes, strides, options);
+  }
+
+  void set_output_raw_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides,
+                              at::TensorOptions options) override {
+    at::Tensor& out = outputs[i];
+    switch (variant) {
+      case Variant::Functional:
+        out = strides.empty() ? at::empty(sizes, options) : at::empty_strided(sizes, strides, options);
+        break;
+      case Variant::Inplace:
+        TORCH_CHECK(options.dtype() == out.dtype(), "Bad in-place call: input tensor dtype ",
+                    out.dtype(), " and output tensor dtype ", options.dtype(), " should match");
+        TORCH_CHECK(options.device() == out.device(), "Bad in-place call: input tensor device ",
+                    out.device(), " and output tensor device ", options.device(), " should match");
+        TORCH_CHECK(sizes == out.sizes(), "Bad in-place call: input tensor size ", out.sizes(),
+                    " and output tensor size ", sizes, " should match");
+        break;
+      case Variant::Out: {
+        TORCH_CHECK(options.dtype() == out.dtype(), "Expected out tensor to have dtype ",
+                    options.dtype(), ", but got ", out.dtype(), " instead");
+        TORCH_CHECK(options.device() == out.device(), "Expected out tensor to have device ",
+                    options.device(), ", but got ", out.device(), " instead");
+        if (at::native::resize_output(out, sizes)) {
+          if (!strides.empty()) {
+            out.as_strided_(sizes, strides);
+          } else if (options.memory_format_opt().has_value()) {
+            out.unsafeGetTensorImpl()->empty_tensor_restride(*options.memory_format_opt());
+          }
+        }
+        break;
+      }
+    }
+    if constexpr (std::is_base_of_v<at::TensorIteratorBase, Meta>)
+      Meta::set_output_raw_strided(i, sizes, strides, options);
+  }
+
+  std::array<at::Tensor, 3> outputs;
+  Variant variant;
+};
+
+// The three overloads of a structured op whose first argument is `self`.
+// Impl(meta, out, self, rest...) computes into `out`.
+template <class Meta, auto Impl, class... Rest>
+struct StructuredOp {
+  static at::Tensor functional(const at::Tensor& self, Rest... rest) {
+    OclStructured<Meta> op(Variant::Functional);
+    op.meta(self, rest...);
+    Impl(op, op.outputs[0], self, rest...);
+    return std::move(op.outputs[0]);
+  }
+  static at::Tensor& inplace(at::Tensor& self, Rest... rest) {
+    OclStructured<Meta> op(Variant::Inplace, self);
+    op.meta(self, rest...);
+    Impl(op, op.outputs[0], self, rest...);
+    return self;
+  }
+  static at::Tensor& out(const at::Tensor& self, Rest... rest, at::Tensor& result) {
+    OclStructured<Meta> op(Variant::Out, result);
+    op.meta(self, rest...);
+    Impl(op, op.outputs[0], self, rest...);
+    return result;
+  }
+};
+
+// Registers whichever of the three names is not nullptr.
+template <class Meta, auto Impl, class... Rest>
+void register_structured(torch::Library& m, const char* functional, const char* inplace,
+                         const char* out) {
+  using Op = StructuredOp<Meta, Impl, Rest...>;
+  if (functional) m.impl(functional, TORCH_FN(Op::functional));
+  if (inplace) m.impl(inplace, TORCH_FN(Op::inplace));
+  if (out) m.impl(out, TORCH_FN(Op::out));
+}
+
+}  // namespace torch_ocl

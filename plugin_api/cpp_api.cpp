@@ -1,0 +1,31 @@
+// The public C++ API (plugin_api/include/torch_ocl/torch_ocl.h).
+#include "torch_ocl/torch_ocl.h"
+
+#include "backend/fallback.h"
+#include "backend/generator.h"
+#include "backend/runtime.h"
+
+namespace torch_ocl {
+
+c10::Device device(int index) {
+  const auto i = index < 0 ? current_device_index() : static_cast<c10::DeviceIndex>(index);
+  return c10::Device(c10::DeviceType::PrivateUse1, i);
+}
+bool is_available() { return num_devices() > 0; }
+int device_count() { return static_cast<int>(num_devices()); }
+int current_device() { return static_cast<int>(current_device_index()); }
+void set_device(int index) { set_current_device(static_cast<c10::DeviceIndex>(index)); }
+std::string device_name(int index) { return device_info(static_cast<c10::DeviceIndex>(index)).name; }
+void synchronize(int index) { synchronize_device(static_cast<c10::DeviceIndex>(index)); }
+void manual_seed(uint64_t seed) {
+  for (c10::DeviceIndex i = 0; i < num_devices(); ++i) {
+    auto gen = default_generator(i);
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    gen.set_current_seed(seed);
+  }
+}
+void set_fallback_mode(const std::string& mode) { torch_ocl::set_fallback_mode(parse_fallback_mode(mode)); }
+std::string get_fallback_mode() { return fallback_mode_name(fallback_mode()); }
+// fallback_stats() and reset_fallback_stats() are defined in backend/fallback.cpp.
+
+}  // namespace torch_ocl

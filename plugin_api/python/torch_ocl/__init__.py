@@ -1,0 +1,31 @@
+"""torch_ocl: PyTorch on OpenCL devices, as the ``ocl`` device.
+
+``import torch_ocl`` (or PyTorch's backend autoload) registers the device:
+``torch.device("ocl")``, ``tensor.to("ocl")``, ``tensor.ocl()``,
+``module.ocl()`` and the device module ``torch.ocl``.
+"""
+
+import torch
+
+from . import _C  # loads libtorch_ocl.so: dispatcher registrations, hooks, allocator
+
+torch.utils.rename_privateuse1_backend("ocl")
+
+from . import device as _device_module  # noqa: E402
+
+torch._register_device_module("ocl", _device_module)
+torch.utils.generate_methods_for_privateuse1_backend(
+    for_tensor=True, for_module=True, for_packed_sequence=True, for_storage=True
+)
+
+from ._printing import install as _install_printing  # noqa: E402
+
+_install_printing()
+
+from .device import *  # noqa: E402,F401,F403
+
+__all__ = _device_module.__all__
+
+
+def _autoload():
+    """Entry point of the ``torch.backends`` group: importing did the work."""

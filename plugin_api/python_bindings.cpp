@@ -1,0 +1,107 @@
+// torch_ocl._C: the thin pybind glue behind the Python package. Everything
+// here forwards to libtorch_ocl.so.
+#include <torch/csrc/Generator.h>
+#include <torch/extension.h>
+
+#include "allocator/device_allocator.h"
+#include "backend/fallback.h"
+#include "backend/generator.h"
+#include "backend/program_cache.h"
+#include "backend/runtime.h"
+
+namespace py = pybind11;
+using namespace torch_ocl;
+
+namespace {
+
+py::dict device_properties(int index) {
+  const DeviceInfo& d = device_info(static_cast<c10::DeviceIndex>(index));
+  py::dict p;
+  p["name"] = d.name;
+  p["vendor"] = d.vendor;
+  p["type"] = d.type_name();
+  p["platform"] = d.platform_name;
+  p["platform_version"] = d.platform_version;
+  p["version"] = d.version;
+  p["driver_version"] = d.driver_version;
+  p["opencl_c_version"] = d.opencl_c_version;
+  p["total_memory"] = d.global_mem_size;
+  p["max_alloc_size"] = d.max_mem_alloc_size;
+  p["local_memory"] = d.local_mem_size;
+  p["multi_processor_count"] = d.compute_units;
+  p["max_work_group_size"] = d.max_work_group_size;
+  p["fp64"] = d.fp64;
+  p["fp16"] = d.fp16;
+  return p;
+}
+
+// The flat "name.pool.metric" dict of torch.cuda.memory_stats().
+py::dict memory_stats(int index) {
+  using c10::CachingDeviceAllocator::StatType;
+  const auto s = device_allocator()->getDeviceStats(static_cast<c10::DeviceIndex>(index));
+  py::dict out;
+  const char* pools[] = {"all", "small_pool", "large_pool"};
+  auto add = [&](const char* name, const c10::CachingDeviceAllocator::StatArray& arr) {
+    for (size_t p = 0; p < 3; ++p) {
+      const std::string prefix = std::string(name) + "." + pools[p] + ".";
+      out[py::str(prefix + "current")] = arr[p].current;
+      out[py::str(prefix + "peak")] = arr[p].peak;
+      out[py::str(prefix + "allocated")] = arr[p].allocated;
+      out[py::str(prefix + "freed")] = arr[p].freed;
+    }
+  };
+  add("allocation", s.allocation);
+  add("segment", s.segment);
+  add("active", s.active);
+  add("inactive_split", s.inactive_split);
+  add("allocated_bytes", s.allocated_bytes);
+  add("reserved_bytes", s.reserved_bytes);
+  add("active_bytes", s.active_bytes);
+  add("inactive_split_bytes", s.inactive_split_bytes);
+  add("requested_bytes", s.requested_bytes);
+  out["num_alloc_retries"] = s.num_alloc_retries;
+  out["num_ooms"] = s.num_ooms;
+  out["num_device_alloc"] = s.num_device_alloc;
+  out["num_device_free"] = s.num_device_free;
+  return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "torch_ocl native glue";
+  m.def("device_count", [] { return static_cast<int>(num_devices()); });
+  m.def("discovery_error", [] { return discovery_error(); });
+  m.def("current_device", [] { return static_cast<int>(current_device_index()); });
+  m.def("set_device", [](int i) { set_current_device(static_cast<c10::DeviceIndex>(i)); });
+  m.def("synchronize", [](int i) {
+    py::gil_scoped_release release;
+    synchronize_device(static_cast<c10::DeviceIndex>(i));
+  });
+  m.def("device_properties", &device_properties);
+  m.def("default_generator", [](int i) {
+    return py::reinterpret_steal<py::object>(
+        THPGenerator_initDefaultGenerator(default_generator(static_cast<c10::DeviceIndex>(i))));
+  });
+  // memory
+  m.def("memory_stats", &memory_stats);
+  m.def("reset_peak_memory_stats", [](int i) { device_allocator()->resetPeakStats(static_cast<c10::DeviceIndex>(i)); });
+  m.def("reset_accumulated_memory_stats",
+        [](int i) { device_allocator()->resetAccumulatedStats(static_cast<c10::DeviceIndex>(i)); });
+  m.def("empty_cache", [] { device_allocator()->emptyCache({0, 0}); });
+  m.def("mem_get_info", [](int i) { return device_allocator()->getMemoryInfo(static_cast<c10::DeviceIndex>(i)); });
+  m.def("set_memory_limit", [](int i, size_t bytes) { set_memory_limit(static_cast<c10::DeviceIndex>(i), bytes); });
+  m.def("memory_limit", [](int i) { return memory_limit(static_cast<c10::DeviceIndex>(i)); });
+  // fallback
+  m.def("fallback_stats", [] { return fallback_stats(); });
+  m.def("reset_fallback_stats", [] { reset_fallback_stats(); });
+  m.def("get_fallback_mode", [] { return std::string(fallback_mode_name(fallback_mode())); });
+  m.def("set_fallback_mode", [](const std::string& mode) { set_fallback_mode(parse_fallback_mode(mode)); });
+  // program cache
+  m.def("program_cache_dir", [] { return program_cache_dir(); });
+  m.def("program_cache_stats", [] {
+    const auto s = program_cache_stats();
+    return py::dict(py::arg("memory_hits") = s.memory_hits, py::arg("disk_hits") = s.disk_hits,
+                    py::arg("compiles") = s.compiles);
+  });
+}

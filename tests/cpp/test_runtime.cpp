@@ -1,0 +1,3 @@
+#include <gtest/gtest.h>
+#include "backend/runtime.h"
+TEST(Runtime, HasDevice) { EXPECT_GE(torch_ocl::num_devices(), 1); }
