@@ -2,6 +2,9 @@
 // events (cl_event markers) and stream synchronization.
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
+#include <chrono>
+#include <thread>
+
 #include "allocator/device_allocator.h"
 #include "backend/runtime.h"
 
@@ -72,7 +75,14 @@ struct OclGuardImpl final : public c10::impl::DeviceGuardImplInterface {
     cl_event ev = nullptr;
     OCL_CHECK(clEnqueueMarkerWithWaitList(stream_queue(stream), 0, nullptr, &ev));
     OCL_CHECK(clFlush(stream_queue(stream)));
+    // The marker completes as soon as earlier work has: on an idle queue
+    // within microseconds, so give it a moment before answering "busy".
     bool done = queryEvent(ev);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
+    while (!done && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::yield();
+      done = queryEvent(ev);
+    }
     clReleaseEvent(ev);
     return done;
   }

@@ -5,7 +5,19 @@
 ``module.ocl()`` and the device module ``torch.ocl``.
 """
 
-import torch
+__version__ = "0.1.0"
+
+
+def _autoload():
+    """Entry point of the ``torch.backends`` group (run by ``import torch``).
+
+    Importing this package does the registration; when ``import torch_ocl``
+    itself triggers ``import torch``, torch calls this while the package is
+    still being imported, and the import finishes the work afterwards.
+    """
+
+
+import torch  # noqa: E402
 
 from . import _C  # loads libtorch_ocl.so: dispatcher registrations, hooks, allocator
 
@@ -25,7 +37,3 @@ _install_printing()
 from .device import *  # noqa: E402,F401,F403
 
 __all__ = _device_module.__all__
-
-
-def _autoload():
-    """Entry point of the ``torch.backends`` group: importing did the work."""

@@ -29,6 +29,11 @@ def is_initialized() -> bool:
     return True
 
 
+def _is_in_bad_fork() -> bool:
+    # OpenCL state is not inherited across fork; torch.random asks this.
+    return False
+
+
 def device_count() -> int:
     return _C.device_count()
 

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# One entry point for setting up, building, testing and demoing torch_ocl.
+#   bash scripts/dev.sh demo    install what is missing, build, run the demo
+#   bash scripts/dev.sh test    install what is missing, build, run all tests
+#   bash scripts/dev.sh build   install what is missing, build
+# Idempotent: installed packages are skipped and the build is incremental.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+DEBS="pocl-opencl-icd ocl-icd-opencl-dev opencl-headers libclblast-dev libgtest-dev cmake ninja-build g++ clinfo"
+TORCH_VERSION=2.13.0
+
+step() { printf '\n== %s\n' "$*"; }
+
+deps() {
+  local missing=""
+  for p in $DEBS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+  if [ -n "$missing" ]; then
+    step "installing Debian packages:$missing"
+    local sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
+  fi
+  if ! $PY -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$TORCH_VERSION')" 2>/dev/null; then
+    step "installing torch==$TORCH_VERSION (CPU build)"
+    $PY -m pip install -q "torch==$TORCH_VERSION"
+  fi
+  $PY -c "import pytest, yaml" 2>/dev/null || $PY -m pip install -q pytest pyyaml
+}
+
+build() {
+  step "building (build/, incremental)"
+  local t0=$SECONDS
+  if [ ! -f build/CMakeCache.txt ]; then
+    cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$(command -v $PY)" >/dev/null
+  fi
+  cmake --build build -j "$(nproc)"
+  # An editable install registers the package and its torch.backends entry
+  # point once; later builds update the libraries in place.
+  if ! $PY - <<'PYEOF' 2>/dev/null; then
+import importlib.metadata as md, pathlib, sys
+d = md.distribution("torch_ocl")
+eps = [e for e in d.entry_points if e.group == "torch.backends"]
+import torch_ocl
+sys.exit(not eps or pathlib.Path(torch_ocl.__file__).resolve().parent != pathlib.Path("plugin_api/python/torch_ocl").resolve())
+PYEOF
+    step "registering the package (pip install -e, once)"
+    $PY -m pip install -q --no-build-isolation --no-deps -e .
+  fi
+  echo "build took $((SECONDS - t0)) s"
+}
+
+demo() { step "demo"; $PY examples/demo.py "$@"; }
+
+run_tests() {
+  step "C++ tests (ctest)"
+  ctest --test-dir build --output-on-failure
+  step "Python tests (pytest)"
+  $PY -m pytest tests/python -q -p no:cacheprovider "$@"
+}
+
+cmd=${1:-test}; shift || true
+case "$cmd" in
+  deps) deps ;;
+  build) deps; build ;;
+  demo) deps; build; demo "$@" ;;
+  test) deps; build; run_tests "$@" ;;
+  *) echo "usage: $0 demo|test|build|deps" >&2; exit 2 ;;
+esac
