@@ -176,6 +176,8 @@ def print_report(meta, mm, bw, lat, has_cuda):
     print(f"torch       : {meta['torch']}  python {meta['python']}  cpu threads {meta['cpu_threads']}")
     print(f"host load   : {meta['loadavg_start']:.2f} at start, {meta['loadavg_end']:.2f} at end "
           f"(1-min load average; {os.cpu_count()} cpus)")
+    if max(meta["loadavg_start"], meta["loadavg_end"]) > 0.5 * (os.cpu_count() or 1):
+        print("WARNING     : the host was busy with other work; CPU-side numbers are noisy")
     print(f"timings     : best of {REPEATS} loops of 'iters' calls each")
     if has_cuda:
         print(f"cuda        : {meta['cuda_device']}")
