@@ -1,6 +1,7 @@
-// Reductions: sum over any dims. Kernels in kernels/reduce.cl; the output
+// Reductions: sum and mean over any dims. Kernels in kernels/reduce.cl; the output
 // shape and dtype come from the structured meta function.
 #include <ATen/WrapDimUtilsMulti.h>
+#include <ATen/ops/mean_meta.h>
 #include <ATen/ops/sum_meta.h>
 
 #include <numeric>
@@ -94,11 +95,20 @@ void sum_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor& self
   if (!dst.is_same(out)) out.copy_(dst.view(out.sizes()));
 }
 
+void mean_impl(at::impl::MetaBase& meta, const at::Tensor& out, const at::Tensor& self,
+               at::OptionalIntArrayRef dim, bool keepdim, std::optional<c10::ScalarType> dtype) {
+  if (out.numel() == 0) return;
+  sum_impl(meta, out, self, dim, keepdim, dtype);
+  out.div_(static_cast<double>(self.numel() / out.numel()));  // 0/0 = NaN for empty input, as on CPU
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_structured<at::meta::structured_sum_dim_IntList, &sum_impl, at::OptionalIntArrayRef, bool,
                       std::optional<c10::ScalarType>>(m, "sum.dim_IntList", nullptr, "sum.IntList_out");
+  register_structured<at::meta::structured_mean_dim, &mean_impl, at::OptionalIntArrayRef, bool,
+                      std::optional<c10::ScalarType>>(m, "mean.dim", nullptr, "mean.out");
 }
 
 }  // namespace torch_ocl
