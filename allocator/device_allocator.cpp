@@ -62,6 +62,13 @@ void update_stat(c10::CachingDeviceAllocator::StatArray& s, bool small, int64_t 
   }
 }
 
+template <class F>
+void for_each_stat(DeviceStats& s, F&& f) {
+  for (auto* arr : {&s.allocation, &s.segment, &s.active, &s.inactive_split, &s.allocated_bytes,
+                    &s.reserved_bytes, &s.active_bytes, &s.inactive_split_bytes, &s.requested_bytes})
+    for (auto& st : *arr) f(st);
+}
+
 struct DeviceState {
   std::mutex mutex;
   c10::DeviceIndex device = 0;
@@ -358,10 +365,7 @@ class OclDeviceAllocator final : public c10::DeviceAllocator {
   void resetAccumulatedStats(c10::DeviceIndex device) override {
     auto& s = device_state(device);
     std::lock_guard<std::mutex> lock(s.mutex);
-    for (auto* arr : {&s.stats.allocation, &s.stats.segment, &s.stats.active, &s.stats.inactive_split,
-                      &s.stats.allocated_bytes, &s.stats.reserved_bytes, &s.stats.active_bytes,
-                      &s.stats.inactive_split_bytes, &s.stats.requested_bytes})
-      for (auto& st : *arr) st.reset_accumulated();
+    for_each_stat(s.stats, [](c10::CachingAllocator::Stat& st) { st.reset_accumulated(); });
     s.stats.num_alloc_retries = 0;
     s.stats.num_ooms = 0;
     s.stats.num_device_alloc = 0;
@@ -370,10 +374,7 @@ class OclDeviceAllocator final : public c10::DeviceAllocator {
   void resetPeakStats(c10::DeviceIndex device) override {
     auto& s = device_state(device);
     std::lock_guard<std::mutex> lock(s.mutex);
-    for (auto* arr : {&s.stats.allocation, &s.stats.segment, &s.stats.active, &s.stats.inactive_split,
-                      &s.stats.allocated_bytes, &s.stats.reserved_bytes, &s.stats.active_bytes,
-                      &s.stats.inactive_split_bytes, &s.stats.requested_bytes})
-      for (auto& st : *arr) st.reset_peak();
+    for_each_stat(s.stats, [](c10::CachingAllocator::Stat& st) { st.reset_peak(); });
   }
   std::pair<size_t, size_t> getMemoryInfo(c10::DeviceIndex device) override {
     auto& s = device_state(device);

@@ -185,6 +185,12 @@ size_t Launch::max_work_group_size() const {
   return n;
 }
 
+size_t Launch::pow2_work_group(size_t cap) const {
+  size_t p = 1;
+  while (p * 2 <= std::min(cap, max_work_group_size())) p *= 2;
+  return p;
+}
+
 void Launch::run(size_t global, size_t local) {
   if (global == 0) return;
   if (local == 0) local = std::min<size_t>(256, max_work_group_size());

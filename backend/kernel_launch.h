@@ -57,6 +57,9 @@ class Launch {
   // default work-group size. Capped: kernels use grid-stride loops.
   void run(size_t global, size_t local = 0);
   size_t max_work_group_size() const;
+  // The largest power of two <= min(cap, max_work_group_size()): the group
+  // size of kernels with a local-memory tree reduction.
+  size_t pow2_work_group(size_t cap = 256) const;
 
  private:
   c10::DeviceIndex device_;

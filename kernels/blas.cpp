@@ -139,23 +139,13 @@ void gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, doubl
   if (!c.is_same(out)) out.copy_(c);
 }
 
-void mm_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor& self, const at::Tensor& mat2) {
+// mm and bmm: `FallbackOp` is the op's .out overload, used for dtypes CLBlast lacks.
+template <class FallbackOp>
+void matmul_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor& self, const at::Tensor& mat2) {
   check_same_device(self, mat2);
   check_same_device(self, out);
   if (!gemm_native(self.scalar_type())) {
-    at::native::call_fallback_fn<&cpu_fallback_kernel, ATEN_OP2(mm, out)>::call(self, mat2,
-                                                                               const_cast<at::Tensor&>(out));
-    return;
-  }
-  gemm(out, self, mat2, 1.0, 0.0);
-}
-
-void bmm_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor& self, const at::Tensor& mat2) {
-  check_same_device(self, mat2);
-  check_same_device(self, out);
-  if (!gemm_native(self.scalar_type())) {
-    at::native::call_fallback_fn<&cpu_fallback_kernel, ATEN_OP2(bmm, out)>::call(self, mat2,
-                                                                                const_cast<at::Tensor&>(out));
+    at::native::call_fallback_fn<&cpu_fallback_kernel, FallbackOp>::call(self, mat2, const_cast<at::Tensor&>(out));
     return;
   }
   gemm(out, self, mat2, 1.0, 0.0);
@@ -183,8 +173,8 @@ using ScalarRef = const c10::Scalar&;
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   using namespace at::meta;
-  register_structured<structured_mm, &mm_impl, TensorRef>(m, "mm", nullptr, "mm.out");
-  register_structured<structured_bmm, &bmm_impl, TensorRef>(m, "bmm", nullptr, "bmm.out");
+  register_structured<structured_mm, &matmul_impl<ATEN_OP2(mm, out)>, TensorRef>(m, "mm", nullptr, "mm.out");
+  register_structured<structured_bmm, &matmul_impl<ATEN_OP2(bmm, out)>, TensorRef>(m, "bmm", nullptr, "bmm.out");
   register_structured<structured_addmm, &addmm_impl, TensorRef, TensorRef, ScalarRef, ScalarRef>(
       m, "addmm", "addmm_", "addmm.out");
 }

@@ -32,12 +32,6 @@ bool collapse(const at::Tensor& t, const std::vector<int64_t>& dims, int64_t& si
   return true;
 }
 
-size_t pow2_work_group(const Launch& l) {
-  size_t p = 1;
-  while (p * 2 <= std::min<size_t>(256, l.max_work_group_size())) p *= 2;
-  return p;
-}
-
 void sum_into(const at::Tensor& out, const at::Tensor& in, int64_t M, int64_t N, int64_t sM,
               int64_t sN) {
   const auto device = out.device().index();
@@ -49,7 +43,7 @@ void sum_into(const at::Tensor& out, const at::Tensor& in, int64_t M, int64_t N,
     return;
   }
   Launch rows(device, "reduce", preamble, "sum_rows");
-  const size_t local = pow2_work_group(rows);
+  const size_t local = rows.pow2_work_group();
   // Long rows with few outputs: a first pass over G chunks per row.
   const int64_t G = M >= 64 ? 1 : std::clamp<int64_t>(N / static_cast<int64_t>(local * 64), 1, 1024);
   if (G > 1) {

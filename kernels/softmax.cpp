@@ -17,12 +17,6 @@ at::Tensor dim_last(const at::Tensor& t, int64_t dim) {
   return t.dim() == 0 ? t.reshape({1}) : t.movedim(dim, -1).contiguous();
 }
 
-size_t pow2_group(const Launch& l) {
-  size_t p = 1;
-  while (p * 2 <= std::min<size_t>(256, l.max_work_group_size())) p *= 2;
-  return p;
-}
-
 // Runs `kernel` over rows; `tensors` are passed in order, the last one is
 // written. All are contiguous with the reduced dim last, dtype `dtype`.
 void launch_rows(const char* kernel, bool log, c10::ScalarType dtype,
@@ -35,7 +29,7 @@ void launch_rows(const char* kernel, bool log, c10::ScalarType dtype,
   check_dtype_supported(dtype, device);
   TORCH_CHECK(c10::isFloatingType(dtype), "\"", kernel, "\" not implemented for '", dtype, "'");
   Launch l(device, "softmax", dtype_preamble(dtype) + (log ? "#define LOG 1\n" : ""), kernel);
-  const size_t local = pow2_group(l);
+  const size_t local = l.pow2_work_group();
   for (const auto& t : tensors) l.tensor(t);
   l.value(M).value(N).local_memory(local * 8).run(static_cast<size_t>(M) * local, local);
 }

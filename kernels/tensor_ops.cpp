@@ -25,9 +25,14 @@ namespace {
 
 constexpr c10::DispatchKeySet kOclKeys{c10::DispatchKey::PrivateUse1};
 
-c10::Device resolve_device(std::optional<c10::Device> device) {
+// Checks the factory arguments; returns the device, with its index resolved.
+c10::Device check_factory_args(std::optional<c10::Device> device, c10::ScalarType dtype,
+                               std::optional<c10::Layout> layout, std::optional<bool> pin_memory) {
+  TORCH_CHECK(!layout || *layout == c10::kStrided, "torch_ocl: only strided tensors are supported, got ", *layout);
+  TORCH_CHECK(!pin_memory.value_or(false), "Only dense CPU tensors can be pinned");
   c10::DeviceIndex index = device && device->has_index() ? device->index() : current_device_index();
   check_device_index(index);
+  check_dtype_supported(dtype, index);
   return c10::Device(c10::DeviceType::PrivateUse1, index);
 }
 
@@ -35,24 +40,16 @@ at::Tensor empty_memory_format(c10::IntArrayRef size, std::optional<c10::ScalarT
                                std::optional<c10::Layout> layout, std::optional<c10::Device> device,
                                std::optional<bool> pin_memory,
                                std::optional<c10::MemoryFormat> memory_format) {
-  TORCH_CHECK(!layout || *layout == c10::kStrided, "torch_ocl: only strided tensors are supported, got ", *layout);
-  TORCH_CHECK(!pin_memory.value_or(false), "Only dense CPU tensors can be pinned");
-  const c10::Device dev = resolve_device(device);
   const auto st = c10::dtype_or_default(dtype);
-  check_dtype_supported(st, dev.index());
-  c10::DeviceGuard guard(dev);
+  c10::DeviceGuard guard(check_factory_args(device, st, layout, pin_memory));
   return at::detail::empty_generic(size, device_allocator(), kOclKeys, st, memory_format);
 }
 
 at::Tensor empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride,
                          std::optional<c10::ScalarType> dtype, std::optional<c10::Layout> layout,
                          std::optional<c10::Device> device, std::optional<bool> pin_memory) {
-  TORCH_CHECK(!layout || *layout == c10::kStrided, "torch_ocl: only strided tensors are supported, got ", *layout);
-  TORCH_CHECK(!pin_memory.value_or(false), "Only dense CPU tensors can be pinned");
-  const c10::Device dev = resolve_device(device);
   const auto st = c10::dtype_or_default(dtype);
-  check_dtype_supported(st, dev.index());
-  c10::DeviceGuard guard(dev);
+  c10::DeviceGuard guard(check_factory_args(device, st, layout, pin_memory));
   return at::detail::empty_strided_generic(size, stride, device_allocator(), kOclKeys, st);
 }
 
