@@ -159,21 +159,32 @@ Launch& Launch::null_tensor() {
   return raw(sizeof(cl_ulong), &zero);
 }
 
+namespace {
+// Scalars convert like the CPU kernels' static_casts: out-of-range values wrap
+// instead of raising (uint8 < 300 is legal).
+template <class T>
+T unchecked(const c10::Scalar& s) {
+  if (s.isFloatingPoint()) return static_cast<T>(s.toDouble());
+  if (s.isBoolean()) return static_cast<T>(s.toBool());
+  return static_cast<T>(s.toLong());
+}
+}  // namespace
+
 Launch& Launch::scalar(const c10::Scalar& s, c10::ScalarType compute_dtype) {
   switch (compute_dtype) {
-    case c10::kBool:
-    case c10::kByte: return value<cl_uchar>(s.to<uint8_t>());
-    case c10::kChar: return value<cl_char>(s.to<int8_t>());
-    case c10::kShort: return value<cl_short>(s.to<int16_t>());
-    case c10::kUInt16: return value<cl_ushort>(static_cast<uint16_t>(s.to<int64_t>()));
-    case c10::kInt: return value<cl_int>(s.to<int32_t>());
-    case c10::kUInt32: return value<cl_uint>(static_cast<uint32_t>(s.to<int64_t>()));
-    case c10::kLong: return value<cl_long>(s.to<int64_t>());
-    case c10::kUInt64: return value<cl_ulong>(s.to<uint64_t>());
+    case c10::kBool: return value<cl_uchar>(s.toBool() ? 1 : 0);
+    case c10::kByte: return value<cl_uchar>(unchecked<uint8_t>(s));
+    case c10::kChar: return value<cl_char>(unchecked<int8_t>(s));
+    case c10::kShort: return value<cl_short>(unchecked<int16_t>(s));
+    case c10::kUInt16: return value<cl_ushort>(unchecked<uint16_t>(s));
+    case c10::kInt: return value<cl_int>(unchecked<int32_t>(s));
+    case c10::kUInt32: return value<cl_uint>(unchecked<uint32_t>(s));
+    case c10::kLong: return value<cl_long>(unchecked<int64_t>(s));
+    case c10::kUInt64: return value<cl_ulong>(unchecked<uint64_t>(s));
     case c10::kHalf:
     case c10::kBFloat16:
-    case c10::kFloat: return value<cl_float>(s.to<float>());
-    case c10::kDouble: return value<cl_double>(s.to<double>());
+    case c10::kFloat: return value<cl_float>(unchecked<float>(s));
+    case c10::kDouble: return value<cl_double>(unchecked<double>(s));
     default: TORCH_CHECK(false, "torch_ocl: no kernel scalar type for ", compute_dtype);
   }
 }

@@ -25,7 +25,7 @@ void check_dtype_supported(c10::ScalarType dtype, c10::DeviceIndex device);
 // The storage of `dtype` as an unsigned integer dtype of the same size.
 c10::ScalarType bits_dtype(c10::ScalarType dtype);
 
-constexpr int kMaxDims = 10;
+constexpr int kMaxDims = 25;  // as CUDA's OffsetCalculator
 constexpr int kMaxOperands = 3;
 // Mirrors Indexer in kernels/common.cl (all fields 64-bit: no padding).
 struct Indexer {

@@ -79,6 +79,11 @@ cl_mem gemm_temp_buffer(c10::Stream stream, size_t bytes) {
   return resolve_device_ptr(t.data_ptr()).buffer;
 }
 
+void check_same_dtype(const at::Tensor& a, const at::Tensor& b) {
+  TORCH_CHECK(a.scalar_type() == b.scalar_type(), "expected m1 and m2 to have the same dtype, but got: ",
+              a.scalar_type(), " != ", b.scalar_type());
+}
+
 void check_same_device(const at::Tensor& a, const at::Tensor& b) {
   TORCH_CHECK(a.device() == b.device(),
               "Expected all tensors to be on the same device, but found at least two devices, ",
@@ -144,6 +149,7 @@ template <class FallbackOp>
 void matmul_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor& self, const at::Tensor& mat2) {
   check_same_device(self, mat2);
   check_same_device(self, out);
+  check_same_dtype(self, mat2);
   if (!gemm_native(self.scalar_type())) {
     at::native::call_fallback_fn<&cpu_fallback_kernel, FallbackOp>::call(self, mat2, const_cast<at::Tensor&>(out));
     return;

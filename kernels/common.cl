@@ -2,7 +2,7 @@
 // type, LOAD, STORE, IS_FLOAT, ...) are prepended by the launcher, see
 // backend/kernel_launch.cpp: dtype_preamble().
 
-#define MAX_DIMS 10
+#define MAX_DIMS 25
 #define MAX_OPERANDS 3
 
 // A TensorIterator-shaped index space: dim 0 is the fastest-moving one.

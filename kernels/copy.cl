@@ -9,6 +9,6 @@ __kernel void copy_cast(Indexer ix, long n, __global char* ob, ulong oo,
   GRID_LOOP(i, n) {
     long off[MAX_OPERANDS];
     indexer_offsets(&ix, i, off);
-    STORE(o, off[0], (CT)SRC_LOAD(in, off[1]));
+    STORE(o, off[0], SRC_LOAD(in, off[1]));  // STORE converts (bool: != 0)
   }
 }

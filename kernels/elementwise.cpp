@@ -16,7 +16,9 @@
 #include <ATen/ops/mul_meta.h>
 #include <ATen/ops/ne_meta.h>
 #include <ATen/ops/neg_meta.h>
+#include <ATen/ops/reciprocal_meta.h>
 #include <ATen/ops/rsqrt_meta.h>
+#include <ATen/ops/sgn_meta.h>
 #include <ATen/ops/sigmoid_backward_meta.h>
 #include <ATen/ops/sigmoid_meta.h>
 #include <ATen/ops/sin_meta.h>
@@ -26,6 +28,7 @@
 #include <ATen/ops/tanh_meta.h>
 #include <ATen/ops/threshold_backward_meta.h>
 #include <ATen/ops/threshold_meta.h>
+#include <ATen/Dispatch.h>
 #include <ATen/ops/empty_like.h>
 
 #include <vector>
@@ -36,11 +39,14 @@
 namespace torch_ocl {
 namespace {
 
-bool is_comparison(const char* kernel) {
-  static const char* const names[] = {"ew_eq", "ew_ne", "ew_lt", "ew_le", "ew_gt", "ew_ge"};
-  for (const char* n : names)
-    if (std::string_view(n) == kernel) return true;
+bool one_of(const char* kernel, std::initializer_list<std::string_view> names) {
+  for (auto n : names)
+    if (n == kernel) return true;
   return false;
+}
+
+bool is_comparison(const char* kernel) {
+  return one_of(kernel, {"ew_eq", "ew_ne", "ew_lt", "ew_le", "ew_gt", "ew_ge"});
 }
 
 // Runs `kernel` of kernels/elementwise.cl over a built iterator (1 output, 1
@@ -77,6 +83,15 @@ void launch_elementwise(at::TensorIteratorBase& iter, const char* kernel,
 
   const auto device = iter.device().index();
   check_dtype_supported(common, device);
+  // As the CPU kernels: these have no bool version, and the op's scalar
+  // parameters (alpha, threshold, value) must fit the dtype.
+  TORCH_CHECK_NOT_IMPLEMENTED(
+      common != c10::kBool || !one_of(kernel, {"ew_abs", "ew_threshold", "ew_threshold_backward", "ew_sgn"}),
+      "\"", kernel + 3, "\" not implemented for 'Bool'");
+  AT_DISPATCH_ALL_TYPES_AND3(c10::kHalf, c10::kBFloat16, c10::kBool, common, "scalar parameters", [&] {
+    (void)alpha.to<scalar_t>();  // raises when it does not fit, as on CPU
+    (void)beta.to<scalar_t>();
+  });
   std::string preamble = dtype_preamble(common);
   if (to_bool)
     preamble += "#define OUT_IS_BOOL 1\n#define OUT_ST uchar\n"
@@ -110,7 +125,8 @@ template <const char* Kernel, class... Rest>
 void elementwise_impl(at::TensorIteratorBase& iter, const at::Tensor&, const at::Tensor&,
                       Rest... rest) {
   std::vector<c10::Scalar> s;
-  (collect_scalar(s, rest), ...);
+  // A comparison's Scalar (eq.Scalar) is an operand in the iterator, not a parameter.
+  if (!is_comparison(Kernel)) (collect_scalar(s, rest), ...);
   launch_elementwise(iter, Kernel, s.size() > 0 ? s[0] : c10::Scalar(0),
                      s.size() > 1 ? s[1] : c10::Scalar(0));
 }
@@ -125,7 +141,7 @@ using ScalarRef = const c10::Scalar&;
 
 #define KERNEL_NAME(name) constexpr char k_##name[] = "ew_" #name;
 KERNEL_NAME(add) KERNEL_NAME(sub) KERNEL_NAME(mul) KERNEL_NAME(div) KERNEL_NAME(neg)
-KERNEL_NAME(abs) KERNEL_NAME(exp) KERNEL_NAME(log) KERNEL_NAME(sqrt) KERNEL_NAME(rsqrt)
+KERNEL_NAME(abs) KERNEL_NAME(sgn) KERNEL_NAME(reciprocal) KERNEL_NAME(exp) KERNEL_NAME(log) KERNEL_NAME(sqrt) KERNEL_NAME(rsqrt)
 KERNEL_NAME(sin) KERNEL_NAME(cos) KERNEL_NAME(tanh) KERNEL_NAME(sigmoid)
 KERNEL_NAME(sigmoid_backward) KERNEL_NAME(tanh_backward) KERNEL_NAME(maximum)
 KERNEL_NAME(minimum) KERNEL_NAME(threshold) KERNEL_NAME(threshold_backward)
@@ -138,8 +154,14 @@ at::Tensor& abs_out(const at::Tensor& self, at::Tensor& out) {
   return out;
 }
 
-at::Tensor relu(const at::Tensor& self) { return at::threshold(self, 0, 0); }
-at::Tensor& relu_(at::Tensor& self) { return at::threshold_(self, 0, 0); }
+at::Tensor relu(const at::Tensor& self) {
+  TORCH_CHECK(self.scalar_type() != c10::kBool, "Boolean inputs not supported for relu");
+  return at::threshold(self, 0, 0);
+}
+at::Tensor& relu_(at::Tensor& self) {
+  TORCH_CHECK(self.scalar_type() != c10::kBool, "Boolean inputs not supported for relu");
+  return at::threshold_(self, 0, 0);
+}
 
 }  // namespace
 
@@ -154,6 +176,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   reg<structured_minimum, k_minimum, TensorRef>(m, "minimum", nullptr, "minimum.out");
   // unary
   reg<structured_neg, k_neg>(m, "neg", "neg_", "neg.out");
+  reg<structured_sgn, k_sgn>(m, "sgn", "sgn_", "sgn.out");
+  reg<structured_reciprocal, k_reciprocal>(m, "reciprocal", "reciprocal_", "reciprocal.out");
   reg<structured_exp, k_exp>(m, "exp", "exp_", "exp.out");
   reg<structured_log, k_log>(m, "log", "log_", "log.out");
   reg<structured_sqrt, k_sqrt>(m, "sqrt", "sqrt_", "sqrt.out");

@@ -11,6 +11,7 @@
 #include <ATen/ops/_reshape_alias_native.h>
 #include <ATen/ops/view_as_real_native.h>
 #include <ATen/ops/view_as_complex_native.h>
+#include <ATen/ops/_nested_view_from_buffer_native.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
@@ -158,6 +159,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("unfold", TORCH_FN(at::native::unfold));
   m.impl("view_as_real", TORCH_FN(at::native::view_as_real));
   m.impl("view_as_complex", TORCH_FN(at::native::view_as_complex));
+  m.impl("_nested_view_from_buffer", TORCH_FN(at::native::_nested_view_from_buffer));
   // storage
   m.impl("resize_", TORCH_FN(resize_));
   m.impl("set_.source_Storage", TORCH_FN(set_storage));

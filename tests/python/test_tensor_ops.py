@@ -566,3 +566,19 @@ def test_non_native_op_falls_back(fallback_stats):
     with torch.ocl.fallback_mode("error"):
         with pytest.raises(RuntimeError, match="aten::cat"):
             torch.cat([a.to("ocl"), b.to("ocl")])
+
+
+def test_many_dims_copy(strict):
+    """copy_/contiguous/fill_ of a tensor with more non-coalescable dims than
+    the device indexer holds natively."""
+    src = torch.arange(2**12, dtype=torch.float32).view((2,) * 12)
+    perm = list(range(0, 12, 2)) + list(range(1, 12, 2))
+    x = src.to("ocl")
+    check(x.permute(perm).contiguous(), src.permute(perm).contiguous())
+    dst = torch.zeros((2,) * 12, device="ocl")
+    dst.copy_(x.permute(perm))
+    check(dst, src.permute(perm).contiguous())
+    check(x.permute(perm).to(torch.float64), src.permute(perm).to(torch.float64))
+    host = torch.zeros((2,) * 12)
+    host.copy_(x.permute(perm))
+    assert_close(host, src.permute(perm).contiguous(), rtol=0, atol=0)

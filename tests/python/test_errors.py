@@ -1,0 +1,215 @@
+"""Error paths: bad devices, device mismatches, unsupported dtypes, out of
+memory, memory limits, the CPU fallback modes and a machine without OpenCL."""
+
+import gc
+import textwrap
+
+import pytest
+import torch
+
+
+def test_bad_device_index():
+    with pytest.raises(RuntimeError, match="ocl:99"):
+        torch.empty(2, device="ocl:99")
+    with pytest.raises(RuntimeError, match="ocl:99"):
+        torch.zeros(3).to("ocl:99")
+    # still usable afterwards
+    assert torch.ones(2, device="ocl").sum().item() == 2
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda o, c: o + c,
+        lambda o, c: c + o,
+        lambda o, c: torch.mm(o, c),
+        lambda o, c: torch.mm(c, o),
+        lambda o, c: torch.addmm(o, o, c),
+        lambda o, c: torch.bmm(o.unsqueeze(0), c.unsqueeze(0)),
+        lambda o, c: o.add_(c),
+        lambda o, c: torch.nn.functional.linear(o, c),
+    ],
+    ids=["add", "radd", "mm", "mm_cpu_first", "addmm", "bmm", "add_", "linear"],
+)
+def test_device_mismatch(strict, fn):
+    o = torch.ones(3, 3, device="ocl")
+    c = torch.ones(3, 3)
+    with pytest.raises(RuntimeError, match="device"):
+        fn(o, c)
+
+
+def test_cpu_scalars_still_work(strict):
+    o = torch.arange(4.0).to("ocl")
+    r = o * torch.tensor(2.0) + torch.tensor(1)
+    assert r.device.type == "ocl"
+    assert torch.equal(r.cpu(), torch.arange(4.0) * 2 + 1)
+    r2 = torch.tensor(10.0) - o
+    assert torch.equal(r2.cpu(), 10.0 - torch.arange(4.0))
+
+
+def test_complex_dtype_clear_error(run_python):
+    code = textwrap.dedent(
+        """
+        import torch, torch_ocl
+        results = []
+        attempts = [
+            lambda: torch.empty(2, dtype=torch.complex64, device="ocl"),
+            lambda: torch.zeros(2, dtype=torch.complex128, device="ocl"),
+            lambda: torch.randn(3, dtype=torch.complex64).to("ocl"),
+            lambda: torch.ones(3, device="ocl").to(torch.complex64),
+        ]
+        for attempt in attempts:
+            try:
+                attempt()
+                results.append("no error")
+            except (TypeError, RuntimeError) as e:
+                results.append(type(e).__name__ + ": " + str(e).splitlines()[0])
+        for r in results:
+            print(r)
+        # still usable afterwards
+        print("after:", torch.ones(2, device="ocl").sum().item())
+        """
+    )
+    proc = run_python(code)
+    assert proc.returncode == 0, f"crashed or raised (rc={proc.returncode}): {proc.stderr[-3000:]}"
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 5, proc.stdout
+    for line in lines[:4]:
+        assert line.startswith(("TypeError", "RuntimeError")), line
+        assert "omplex" in line, line
+    assert lines[4] == "after: 2.0"
+
+
+def test_impossible_allocation_raises_oom():
+    with pytest.raises(torch.OutOfMemoryError):
+        torch.empty(2**50, device="ocl", dtype=torch.uint8)
+    assert issubclass(torch.OutOfMemoryError, RuntimeError)
+    x = torch.empty(1000, device="ocl")
+    x.fill_(3.0)
+    assert x.sum().item() == 3000.0
+    assert torch.ocl.memory_stats()["num_ooms"] >= 1
+
+
+def test_memory_limit():
+    gc.collect()
+    torch.ocl.empty_cache()
+    limit = torch.ocl.memory_reserved() + (16 << 20)
+    torch.ocl.set_memory_limit(limit)
+    try:
+        with pytest.raises(torch.OutOfMemoryError):
+            torch.empty(64 << 20, dtype=torch.uint8, device="ocl")
+        # an allocation well within the limit still works
+        small = torch.ones(1 << 18, device="ocl")  # 1 MiB
+        assert small[-3:].cpu().tolist() == [1.0] * 3
+        assert torch.ocl.memory_reserved() <= limit
+        del small
+    finally:
+        torch.ocl.set_memory_limit(0)
+    big = torch.ones(64 << 20, dtype=torch.uint8, device="ocl")
+    assert big.numel() == 64 << 20
+    assert big[-5:].cpu().tolist() == [1] * 5
+
+
+def test_fallback_error_mode_env(run_python):
+    code = textwrap.dedent(
+        """
+        import torch, torch_ocl
+        print("mode:", torch.ocl.get_fallback_mode())
+        x = torch.ones(4, device="ocl")
+        try:
+            torch.cumsum(x, 0)
+            print("no error")
+        except RuntimeError as e:
+            print("RuntimeError:", str(e).splitlines()[0])
+        print("native still works:", (x + x).sum().item())
+        """
+    )
+    proc = run_python(code, env={"TORCH_OCL_FALLBACK": "error"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.strip().splitlines()
+    assert lines[0] == "mode: error"
+    assert lines[1].startswith("RuntimeError:") and "aten::cumsum" in lines[1], lines[1]
+    assert lines[2] == "native still works: 8.0"
+
+
+def test_fallback_error_mode_context(strict):
+    assert torch.ocl.get_fallback_mode() == "error"
+    with pytest.raises(RuntimeError, match="aten::cumsum"):
+        torch.cumsum(torch.ones(3, device="ocl"), 0)
+
+
+def test_fallback_mode_invalid_name():
+    before = torch.ocl.get_fallback_mode()
+    with pytest.raises(RuntimeError):
+        torch.ocl.set_fallback_mode("sometimes")
+    assert torch.ocl.get_fallback_mode() == before
+
+
+def test_fallback_warn_mode_warns_once_counts_all(run_python):
+    code = textwrap.dedent(
+        """
+        import warnings
+        import torch, torch_ocl
+        print("mode:", torch.ocl.get_fallback_mode())
+        x = torch.arange(5.0).to("ocl")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            results = [torch.cumsum(x, 0) for _ in range(3)]
+            torch.cumprod(x, 0)
+            torch.cumprod(x, 0)
+        print("cumsum warnings:", sum("cumsum" in str(w.message) for w in caught))
+        print("cumprod warnings:", sum("cumprod" in str(w.message) for w in caught))
+        stats = torch.ocl.fallback_stats()
+        print("cumsum calls:", sum(v for k, v in stats.items() if k.startswith("aten::cumsum")))
+        print("cumprod calls:", sum(v for k, v in stats.items() if k.startswith("aten::cumprod")))
+        print("correct:", all(torch.equal(r.cpu(), torch.arange(5.0).cumsum(0)) for r in results))
+        torch.ocl.reset_fallback_stats()
+        print("after reset:", torch.ocl.fallback_stats())
+        """
+    )
+    proc = run_python(code)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = proc.stdout.strip().splitlines()
+    assert out == [
+        "mode: warn",
+        "cumsum warnings: 1",
+        "cumprod warnings: 1",
+        "cumsum calls: 3",
+        "cumprod calls: 2",
+        "correct: True",
+        "after reset: {}",
+    ], proc.stdout + proc.stderr[-2000:]
+
+
+def test_fallback_stats_in_process(fallback_stats):
+    x = torch.arange(6.0).to("ocl")
+    with torch.ocl.fallback_mode("silent"):
+        for _ in range(4):
+            r = torch.cumsum(x, 0)
+    assert torch.equal(r.cpu(), torch.arange(6.0).cumsum(0))
+    stats = fallback_stats()
+    assert sum(v for k, v in stats.items() if k.startswith("aten::cumsum")) == 4, stats
+    assert all(k.startswith("aten::") for k in stats), stats
+    torch.ocl.reset_fallback_stats()
+    assert torch.ocl.fallback_stats() == {}
+    # native ops are never counted
+    with torch.ocl.fallback_mode("silent"):
+        (x + x).sum()
+    assert torch.ocl.fallback_stats() == {}
+
+
+def test_silent_mode_does_not_warn(fallback_stats, recwarn):
+    x = torch.arange(4.0).to("ocl")
+    with torch.ocl.fallback_mode("silent"):
+        torch.cumprod(x, 0)
+    assert not [w for w in recwarn if "torch_ocl" in str(w.message)]
+    assert any(k.startswith("aten::cumprod") for k in fallback_stats())
+
+
+def test_no_opencl_platform(run_python, tmp_path):
+    empty = tmp_path / "vendors"
+    empty.mkdir()
+    code = "import torch; import torch_ocl; print(torch.ocl.is_available()); print(torch.ocl.device_count())"
+    proc = run_python(code, env={"OCL_ICD_VENDORS": str(empty), "OPENCL_VENDOR_PATH": str(empty)})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip().splitlines() == ["False", "0"], proc.stdout
