@@ -162,9 +162,7 @@ def test_scalar_operand(strict, op, dtype):
 
 def test_scalar_operand_0dim_and_empty(strict):
     for x in (torch.tensor(1.25), torch.empty(0), torch.empty(3, 0)):
-        for name, fn in SCALAR.items():
-            if name == "2/x":
-                continue
+        for fn in SCALAR.values():
             run_both(fn, x)
 
 
