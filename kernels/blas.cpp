@@ -68,15 +68,26 @@ Operand operand(const at::Tensor& t) {
 }
 
 // A reusable CLBlast temp buffer per (device, stream): queues are in-order.
+// CLBlast uses it from offset 0, so it is a cl_mem of its own, not a block of
+// an allocator segment (whose neighbours it would overwrite).
 cl_mem gemm_temp_buffer(c10::Stream stream, size_t bytes) {
+  struct Temp {
+    cl_mem mem = nullptr;
+    size_t size = 0;
+  };
   static std::mutex mutex;
-  static auto* buffers = new std::map<std::pair<int, int64_t>, at::Tensor>();
+  static auto* buffers = new std::map<std::pair<int, int64_t>, Temp>();
   std::lock_guard<std::mutex> lock(mutex);
-  at::Tensor& t = (*buffers)[{stream.device_index(), stream.id()}];
-  if (!t.defined() || static_cast<size_t>(t.numel()) < bytes)
-    t = at::empty({static_cast<int64_t>(bytes)},
-                  at::TensorOptions().dtype(at::kByte).device(stream.device()));
-  return resolve_device_ptr(t.data_ptr()).buffer;
+  Temp& t = (*buffers)[{stream.device_index(), stream.id()}];
+  if (t.size < bytes) {
+    if (t.mem) clReleaseMemObject(t.mem);  // released once queued work is done
+    cl_int err = CL_SUCCESS;
+    t.mem = clCreateBuffer(device_info(stream.device_index()).context, CL_MEM_READ_WRITE, bytes, nullptr, &err);
+    TORCH_CHECK_WITH(OutOfMemoryError, err == CL_SUCCESS, "torch_ocl: cannot allocate the ", bytes,
+                     "-byte CLBlast temp buffer: clCreateBuffer failed: ", cl_error_name(err));
+    t.size = bytes;
+  }
+  return t.mem;
 }
 
 void check_same_dtype(const at::Tensor& a, const at::Tensor& b) {

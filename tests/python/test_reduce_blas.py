@@ -445,3 +445,31 @@ def test_sum_size_one_and_many_dims(strict):
     y = make(torch.float32, (2,) * 12, seed=81)
     perm = list(range(0, 12, 2)) + list(range(1, 12, 2))
     compare(y.to("ocl").permute(perm).sum((0, 2, 4)), y.permute(perm).sum((0, 2, 4)))
+
+
+@pytest.mark.parametrize("m,k,n", [(4096, 64, 256), (1000, 33, 517), (130, 70, 90)])
+def test_mm_needing_clblast_temp_buffer_leaves_other_tensors_intact(strict, m, k, n):
+    """Sizes that make CLBlast use its temp buffer; the temp buffer once
+    overwrote neighbouring allocator blocks (wrong logits in the demo)."""
+    g = torch.Generator().manual_seed(m + k + n)
+    a, b = torch.randn(m, k, generator=g), torch.randn(k, n, generator=g)
+    # 2.4 MB each: large-pool blocks that share a segment with the temp buffer
+    neighbours = [torch.randn(600_000, generator=g) for _ in range(3)]
+    on_device = [t.to("ocl") for t in neighbours]
+    out = (a.to("ocl") @ b.to("ocl")).cpu()
+    torch.testing.assert_close(out, a @ b, rtol=1e-4, atol=1e-4)
+    for dev, host in zip(on_device, neighbours):
+        torch.testing.assert_close(dev.cpu(), host, rtol=0, atol=0)
+
+
+def test_mlp_forward_on_a_large_batch_matches_cpu(strict):
+    """The demo's model on 4096 rows: CLBlast's temp buffer once overwrote
+    neighbouring allocator blocks here (logits off by ~3)."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(64, 256), torch.nn.ReLU(), torch.nn.Linear(256, 256),
+                                torch.nn.ReLU(), torch.nn.Linear(256, 8))
+    x = torch.randn(4096, 64)
+    ref = model(x)
+    with torch.no_grad():
+        got = model.to("ocl")(x.to("ocl")).cpu()
+    torch.testing.assert_close(got, ref.detach(), rtol=1e-4, atol=1e-4)
