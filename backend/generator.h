@@ -8,7 +8,6 @@ namespace torch_ocl {
 
 struct OclGeneratorImpl : public at::CPUGeneratorImpl {
   explicit OclGeneratorImpl(c10::DeviceIndex device);
-  std::shared_ptr<OclGeneratorImpl> clone() const;
 
  private:
   OclGeneratorImpl* clone_impl() const override;

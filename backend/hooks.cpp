@@ -20,12 +20,6 @@ OclGeneratorImpl::OclGeneratorImpl(c10::DeviceIndex device) : at::CPUGeneratorIm
   key_set_ = c10::DispatchKeySet(c10::DispatchKey::PrivateUse1);
 }
 
-std::shared_ptr<OclGeneratorImpl> OclGeneratorImpl::clone() const {
-  auto gen = std::make_shared<OclGeneratorImpl>(device_.index());
-  gen->set_state(*get_state());
-  return gen;
-}
-
 OclGeneratorImpl* OclGeneratorImpl::clone_impl() const {
   auto* gen = new OclGeneratorImpl(device_.index());
   gen->set_state(*get_state());

@@ -92,12 +92,6 @@ void register_kernel_source(const std::string& name, std::string source) {
   c.sources[name] = std::move(source);
 }
 
-bool has_kernel_source(const std::string& name) {
-  auto& c = cache();
-  std::lock_guard<std::mutex> lock(c.mutex);
-  return c.sources.count(name) != 0;
-}
-
 std::string program_cache_dir() {
   if (const char* dir = std::getenv("TORCH_OCL_CACHE_DIR"); dir && *dir) return dir;
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)

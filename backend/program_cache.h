@@ -14,7 +14,6 @@ namespace torch_ocl {
 // Registers an OpenCL C source under `name` (kernels/*.cl are registered at
 // load time by the generated kernel_sources.cpp).
 void register_kernel_source(const std::string& name, std::string source);
-bool has_kernel_source(const std::string& name);
 
 // The built program for preamble + common.cl + source `name` on `device`.
 // A build failure raises an error that includes the build log.
