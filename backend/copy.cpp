@@ -51,6 +51,18 @@ void copy_host_to_device(const at::Tensor& dst, const at::Tensor& src, bool non_
   copy_device_to_device(dst, staged);
 }
 
+// A view of `t` with its conjugate and negative bits cleared (same memory).
+at::Tensor without_bits(const at::Tensor& t) {
+  at::Tensor plain = t.is_conj() ? at::_conj(t) : t;
+  return plain.is_neg() ? at::_neg_view(plain) : plain;
+}
+
+// `host`, a copy of without_bits(src), with src's bits set again.
+at::Tensor with_bits_of(const at::Tensor& src, at::Tensor host) {
+  if (src.is_conj()) host = at::_conj(host);
+  return src.is_neg() ? at::_neg_view(host) : host;
+}
+
 void copy_device_to_host(const at::Tensor& dst, const at::Tensor& src, bool non_blocking) {
   c10::DeviceGuard guard(src.device());
   at::Tensor dev = dense(src) ? src : src.contiguous();
@@ -64,6 +76,34 @@ void copy_device_to_host(const at::Tensor& dst, const at::Tensor& src, bool non_
   dst.copy_(host);
 }
 
+// Copies where either side has a lazy conj/neg bit, or that cast to or from
+// a complex dtype (the kernels have no complex arithmetic): the stored values
+// come to the host, the CPU applies the bits and the cast, and the result is
+// stored into dst's memory. Tensors with bits are never passed to dispatched
+// ops here: the Conjugate/Negative fallbacks would copy them through
+// _copy_from again.
+void copy_via_host(const at::Tensor& dst, const at::Tensor& src) {
+  at::Tensor host = src;
+  if (is_ocl(src)) {
+    at::Tensor plain = without_bits(src);
+    host = at::empty(plain.sizes(), plain.options().device(c10::kCPU));
+    copy_device_to_host(host, plain, false);
+    host = with_bits_of(src, host);
+  }
+  // The values dst must store so that it reads as src.
+  at::Tensor stored = with_bits_of(dst, host).resolve_conj().resolve_neg();
+  at::Tensor plain_dst = without_bits(dst);
+  if (is_ocl(plain_dst))
+    copy_host_to_device(plain_dst, stored, false);
+  else
+    plain_dst.copy_(stored);
+}
+
+bool needs_host(const at::Tensor& dst, const at::Tensor& src) {
+  return src.is_conj() || src.is_neg() || dst.is_conj() || dst.is_neg() ||
+         (src.scalar_type() != dst.scalar_type() && (src.is_complex() || dst.is_complex()));
+}
+
 }  // namespace
 
 void copy_device_to_device(const at::Tensor& dst, const at::Tensor& src) {
@@ -72,6 +112,11 @@ void copy_device_to_device(const at::Tensor& dst, const at::Tensor& src) {
   if (dst.device() != src.device()) {
     // Different OpenCL contexts: go through the host.
     copy_device_to_device(dst, src.cpu().to(dst.device()));
+    return;
+  }
+  if (src.is_complex()) {
+    // Same complex dtype: a copy of the (re, im) pairs as reals.
+    copy_device_to_device(at::view_as_real(dst), at::view_as_real(src));
     return;
   }
   c10::DeviceGuard guard(dst.device());
@@ -107,9 +152,12 @@ void copy_device_to_device(const at::Tensor& dst, const at::Tensor& src) {
 at::Tensor copy_from(const at::Tensor& src, const at::Tensor& dst, bool non_blocking) {
   TORCH_CHECK(dst.defined() && src.defined(), "copy_: undefined tensor");
   if (dst.numel() == 0) return dst;
-  TORCH_CHECK(!src.is_complex() && !dst.is_complex(), "torch_ocl: complex dtypes are not supported on ocl");
   at::Tensor s = src.sizes() == dst.sizes() ? src : src.expand_as(dst);
-  if (is_ocl(dst) && is_ocl(s)) {
+  if (needs_host(dst, s)) {
+    TORCH_CHECK(s.device().is_cpu() || dst.device().is_cpu() || (is_ocl(s) && is_ocl(dst)),
+                "torch_ocl: cannot copy from ", s.device(), " to ", dst.device());
+    copy_via_host(dst, s);
+  } else if (is_ocl(dst) && is_ocl(s)) {
     copy_device_to_device(dst, s);
   } else if (is_ocl(dst)) {
     TORCH_CHECK(s.device().is_cpu(), "torch_ocl: cannot copy from ", s.device(), " to ", dst.device());
@@ -162,6 +210,23 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_copy_from", TORCH_FN(copy_from_op));
   m.impl("_copy_from_and_resize", TORCH_FN(copy_from_and_resize));
   m.impl("_local_scalar_dense", TORCH_FN(local_scalar_dense));
+}
+
+}  // namespace torch_ocl
+
+namespace torch_ocl {
+
+// The Conjugate and Negative keys' boxed fallbacks would materialise a
+// conj/neg `self` of _copy_from with clone(), and clone() copies through
+// _copy_from again: an endless recursion. copy_from() resolves the lazy bits
+// itself, so these keys pass _copy_from straight through to it.
+TORCH_LIBRARY_IMPL(aten, Conjugate, m) {
+  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
+  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
+}
+TORCH_LIBRARY_IMPL(aten, Negative, m) {
+  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
+  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
 }
 
 }  // namespace torch_ocl

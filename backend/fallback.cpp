@@ -92,6 +92,15 @@ void cpu_fallback_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack
   at::native::cpu_fallback(op, stack);
 }
 
+torch::jit::Stack run_fallback(const std::string& name, torch::jit::Stack stack) {
+  const auto dot = name.find('.');
+  const std::string base = name.substr(0, dot);
+  const std::string overload = dot == std::string::npos ? "" : name.substr(dot + 1);
+  const auto op = c10::Dispatcher::singleton().findSchemaOrThrow(base.c_str(), overload.c_str());
+  cpu_fallback_kernel(op, &stack);
+  return stack;
+}
+
 FallbackMode parse_fallback_mode(const std::string& name) {
   if (name == "warn" || name.empty()) return FallbackMode::Warn;
   if (name == "silent") return FallbackMode::Silent;

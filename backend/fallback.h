@@ -22,6 +22,11 @@ namespace torch_ocl {
 // at::native::call_fallback_fn, for dtypes they do not handle.
 void cpu_fallback_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 
+// Runs the overload `name` ("aten::add.Tensor") on its boxed arguments
+// through cpu_fallback_kernel; returns the stack holding the op's results.
+// For native kernels that meet a dtype they do not handle.
+torch::jit::Stack run_fallback(const std::string& name, torch::jit::Stack stack);
+
 enum class FallbackMode { Warn, Silent, Error };
 
 // Initially from TORCH_OCL_FALLBACK=warn|silent|error (default warn).

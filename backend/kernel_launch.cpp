@@ -72,6 +72,17 @@ std::string dtype_preamble(c10::ScalarType dtype, const std::string& prefix) {
   return s;
 }
 
+bool has_kernels(c10::ScalarType dtype) {
+  switch (dtype) {
+    case c10::kBool: case c10::kByte: case c10::kChar: case c10::kShort: case c10::kInt:
+    case c10::kLong: case c10::kUInt16: case c10::kUInt32: case c10::kUInt64: case c10::kHalf:
+    case c10::kBFloat16: case c10::kFloat: case c10::kDouble:
+      return true;
+    default:
+      return false;
+  }
+}
+
 void check_dtype_supported(c10::ScalarType dtype, c10::DeviceIndex device) {
   (void)type_info(dtype);  // raises for complex, quantized, float8, ...
   if (dtype == c10::kDouble) {
@@ -79,6 +90,13 @@ void check_dtype_supported(c10::ScalarType dtype, c10::DeviceIndex device) {
     TORCH_CHECK_TYPE(d.fp64, "torch_ocl: ocl:", static_cast<int>(device), " (", d.name,
                      ") does not support float64 (no cl_khr_fp64); use float32");
   }
+}
+
+void check_storable(c10::ScalarType dtype, c10::DeviceIndex device) {
+  if (c10::isComplexType(dtype))
+    check_dtype_supported(c10::toRealValueType(dtype), device);
+  else
+    check_dtype_supported(dtype, device);
 }
 
 c10::ScalarType bits_dtype(c10::ScalarType dtype) {

@@ -20,8 +20,13 @@ namespace torch_ocl {
 // "#define ST float / CT / LOAD / STORE / IS_FLOAT / ACC ..." for `dtype`;
 // with prefix "SRC_" the same names prefixed (for the source of a cast).
 std::string dtype_preamble(c10::ScalarType dtype, const std::string& prefix = "");
+// Whether the kernels handle `dtype` at all (not: complex, float8, quantized).
+bool has_kernels(c10::ScalarType dtype);
 // Raises a clear error when `dtype` has no kernels on `device`.
 void check_dtype_supported(c10::ScalarType dtype, c10::DeviceIndex device);
+// Raises unless ocl tensors of `dtype` can exist on `device`: every dtype with
+// kernels, and complex (stored, copied and viewed; computed by the fallback).
+void check_storable(c10::ScalarType dtype, c10::DeviceIndex device);
 // The storage of `dtype` as an unsigned integer dtype of the same size.
 c10::ScalarType bits_dtype(c10::ScalarType dtype);
 

@@ -6,13 +6,32 @@
 #pragma once
 
 #include <ATen/TensorIterator.h>
+#include <ATen/core/boxing/impl/boxing.h>
 #include <ATen/native/Resize.h>
 #include <torch/library.h>
 
 #include <array>
+#include <optional>
 #include <type_traits>
 
+#include "backend/fallback.h"
+#include "backend/kernel_launch.h"
+
 namespace torch_ocl {
+
+// True when an argument is a tensor of a dtype the kernels do not handle
+// (complex, float8, ...): such calls go to the fallback, not to a kernel.
+template <class T>
+bool lacks_kernels(const T& arg) {
+  using D = std::decay_t<T>;
+  if constexpr (std::is_same_v<D, at::Tensor>) return arg.defined() && !has_kernels(arg.scalar_type());
+  else if constexpr (std::is_same_v<D, std::optional<at::Tensor>>) return arg && lacks_kernels(*arg);
+  else return false;
+}
+template <class... A>
+bool any_lacks_kernels(const A&... args) {
+  return (lacks_kernels(args) || ...);
+}
 
 enum class Variant { Functional, Inplace, Out };
 
@@ -69,19 +88,36 @@ struct OclStructured final : public Meta {
 // Impl(meta, out, self, rest...) computes into `out`.
 template <class Meta, auto Impl, class... Rest>
 struct StructuredOp {
+  // "aten::<overload>" of each variant, set by register_structured (a
+  // function-local static: registration runs during static initialisation).
+  static std::array<std::string, 3>& names() {
+    static std::array<std::string, 3> n;
+    return n;
+  }
+
   static at::Tensor functional(const at::Tensor& self, Rest... rest) {
+    if (any_lacks_kernels(self, rest...))
+      return run_fallback(names()[0], c10::impl::boxArgs<const at::Tensor&, Rest...>(self, rest...))[0].toTensor();
     OclStructured<Meta> op(Variant::Functional);
     op.meta(self, rest...);
     Impl(op, op.outputs[0], self, rest...);
     return std::move(op.outputs[0]);
   }
   static at::Tensor& inplace(at::Tensor& self, Rest... rest) {
+    if (any_lacks_kernels(self, rest...)) {
+      run_fallback(names()[1], c10::impl::boxArgs<at::Tensor&, Rest...>(self, rest...));
+      return self;
+    }
     OclStructured<Meta> op(Variant::Inplace, self);
     op.meta(self, rest...);
     Impl(op, op.outputs[0], self, rest...);
     return self;
   }
   static at::Tensor& out(const at::Tensor& self, Rest... rest, at::Tensor& result) {
+    if (any_lacks_kernels(self, rest..., result)) {
+      run_fallback(names()[2], c10::impl::boxArgs<const at::Tensor&, Rest..., at::Tensor&>(self, rest..., result));
+      return result;
+    }
     OclStructured<Meta> op(Variant::Out, result);
     op.meta(self, rest...);
     Impl(op, op.outputs[0], self, rest...);
@@ -94,6 +130,8 @@ template <class Meta, auto Impl, class... Rest>
 void register_structured(torch::Library& m, const char* functional, const char* inplace,
                          const char* out) {
   using Op = StructuredOp<Meta, Impl, Rest...>;
+  auto qualified = [](const char* name) { return name ? std::string("aten::") + name : std::string(); };
+  Op::names() = {qualified(functional), qualified(inplace), qualified(out)};
   if (functional) m.impl(functional, TORCH_FN(Op::functional));
   if (inplace) m.impl(inplace, TORCH_FN(Op::inplace));
   if (out) m.impl(out, TORCH_FN(Op::out));

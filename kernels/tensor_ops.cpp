@@ -33,7 +33,7 @@ c10::Device check_factory_args(std::optional<c10::Device> device, c10::ScalarTyp
   TORCH_CHECK(!pin_memory.value_or(false), "Only dense CPU tensors can be pinned");
   c10::DeviceIndex index = device && device->has_index() ? device->index() : current_device_index();
   check_device_index(index);
-  check_dtype_supported(dtype, index);
+  check_storable(dtype, index);
   return c10::Device(c10::DeviceType::PrivateUse1, index);
 }
 
@@ -114,7 +114,15 @@ at::Tensor& set_empty(at::Tensor& self) {
 at::Tensor& fill_scalar(at::Tensor& self, const c10::Scalar& value) {
   if (self.numel() == 0) return self;
   const auto device = self.device().index();
-  check_dtype_supported(self.scalar_type(), device);
+  check_storable(self.scalar_type(), device);
+  if (c10::elementSize(self.scalar_type()) == 16) {  // complex128: fill the (re, im) halves
+    const auto value_c = value.toComplexDouble();
+    at::Tensor pairs = at::view_as_real(self.is_conj() ? self.conj() : self);
+    at::Tensor re = pairs.select(-1, 0), im = pairs.select(-1, 1);
+    fill_scalar(re, value_c.real());
+    fill_scalar(im, self.is_conj() ? -value_c.imag() : value_c.imag());
+    return self;
+  }
   c10::DeviceGuard guard(self.device());
   // The value's bits in the element type, written as an unsigned integer.
   at::Tensor bits = at::scalar_tensor(value, at::TensorOptions().dtype(self.scalar_type()));

@@ -25,7 +25,7 @@ deps() {
     step "installing torch==$TORCH_VERSION (CPU build)"
     $PY -m pip install -q "torch==$TORCH_VERSION"
   fi
-  $PY -c "import pytest, yaml" 2>/dev/null || $PY -m pip install -q pytest pyyaml
+  $PY -c "import pytest, yaml, expecttest, hypothesis" 2>/dev/null || $PY -m pip install -q pytest pyyaml expecttest hypothesis
 }
 
 build() {

@@ -1,0 +1,334 @@
+"""The OpInfo sweep: every OpInfo of PyTorch's ``op_db``, run on ``ocl`` and
+compared with the CPU, classified per (op, dtype).
+
+``check_op(op, dtype)`` runs an OpInfo's sample inputs (generated on the CPU)
+once on the CPU and once on the device, with the same inputs (same values,
+sizes, strides and storage offsets), and compares outputs and, for
+differentiable floating dtypes, input gradients. The status comes from what
+happened, not from a list:
+
+- ``native``   every sample matched and no op ran through the CPU fallback
+- ``fallback`` every sample matched, some aten ops ran on the CPU (named)
+- ``wrong``    a result or gradient differs from the CPU's
+- ``error``    the device raised where the CPU did not
+- ``crash``    the process died or hung (only the isolated driver,
+               ``torch_ocl.testing.sweep_driver``, can see this)
+
+Ops whose output is random (found by running the CPU twice with different
+seeds) are compared by shape, dtype and statistics; ops that return
+uninitialised memory (``empty*``) by shape and dtype only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+import traceback
+
+import torch_ocl  # noqa: F401  (registers the device before torch.testing._internal)
+
+import torch
+from torch.utils._pytree import tree_flatten
+
+STATUSES = ("native", "fallback", "wrong", "error", "crash")
+PASSING = ("native", "fallback")
+
+ALL_SWEEP_DTYPES = (
+    torch.float32,
+    torch.float64,
+    torch.float16,
+    torch.bfloat16,
+    torch.int64,
+    torch.int32,
+    torch.uint8,
+    torch.bool,
+)
+
+# rtol, atol used to compare a device result with the CPU's, per dtype.
+TOLERANCES = {
+    torch.float32: (1e-5, 1e-5),
+    torch.float64: (1e-7, 1e-7),
+    torch.float16: (1e-3, 1e-3),
+    torch.bfloat16: (1.6e-2, 1e-2),
+}
+
+# Ops that return uninitialised memory: only metadata is comparable.
+UNINITIALISED_OUTPUT_OPS = {
+    "empty", "empty_like", "empty_strided", "empty_permuted", "new_empty", "new_empty_strided",
+}
+
+
+def sweep_dtypes(device: str = "ocl") -> tuple:
+    """The dtypes the sweep covers on `device`: float64 only where it has fp64."""
+    has_fp64 = torch.ocl.get_device_properties(device).fp64
+    return tuple(d for d in ALL_SWEEP_DTYPES if d is not torch.float64 or has_fp64)
+
+
+def dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).replace("torch.", "")
+
+
+@dataclasses.dataclass
+class Result:
+    op: str
+    dtype: str
+    status: str
+    samples: int = 0           # samples compared
+    cpu_rejected: int = 0      # samples the CPU itself raised on (the device must raise too)
+    backward: bool = False     # gradients were compared
+    fallback_ops: list = dataclasses.field(default_factory=list)
+    detail: str = ""
+    seconds: float = 0.0
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+class SampleFailure(Exception):
+    def __init__(self, status: str, detail: str):
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+
+
+def op_db_by_name() -> dict:
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    return {op.full_name: op for op in op_db}
+
+
+def op_dtypes(op, device: str = "ocl") -> list:
+    """The sweep dtypes the OpInfo declares for the CPU, in sweep order."""
+    supported = op.supported_dtypes("cpu")
+    return [d for d in sweep_dtypes(device) if d in supported]
+
+
+# ---------------------------------------------------------------------------
+# moving samples to the device with their exact layout
+
+
+def copy_like(t: torch.Tensor, device) -> torch.Tensor:
+    """A copy of `t` on `device` with the same sizes, strides and storage
+    offset (non-contiguous, overlapping and offset views stay such) and the
+    same requires_grad, as a leaf."""
+    with torch.no_grad():
+        if t.layout != torch.strided:
+            return t.detach().to(device).requires_grad_(t.requires_grad)
+        storage_elems = t.untyped_storage().nbytes() // t.element_size()
+        flat = torch.empty(0, dtype=t.dtype, device=t.device)
+        flat.set_(t.untyped_storage(), 0, (storage_elems,), (1,))
+        out = flat.to(device).as_strided(t.size(), t.stride(), t.storage_offset())
+    return out.detach().requires_grad_(t.requires_grad)
+
+
+def leaf_copy(t: torch.Tensor) -> torch.Tensor:
+    return t.detach().requires_grad_(t.requires_grad)
+
+
+def transform_sample(sample, fn):
+    return sample.transform(lambda t: fn(t) if isinstance(t, torch.Tensor) else t)
+
+
+def grad_inputs(sample) -> list:
+    leaves, _ = tree_flatten((sample.input, sample.args, sample.kwargs))
+    return [t for t in leaves if isinstance(t, torch.Tensor) and t.requires_grad]
+
+
+# ---------------------------------------------------------------------------
+# comparison
+
+
+def _first_line(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}".strip()
+    return text.splitlines()[0][:300] if text else type(exc).__name__
+
+
+def _flat_tensors(value) -> list:
+    leaves, _ = tree_flatten(value)
+    return leaves
+
+
+def compare(actual, expected, dtype, what: str, metadata_only: bool = False) -> None:
+    """Raise SampleFailure('wrong') unless the device outputs match the CPU's."""
+    a_leaves, expected_leaves = _flat_tensors(actual), _flat_tensors(expected)
+    if len(a_leaves) != len(expected_leaves):
+        raise SampleFailure("wrong", f"{what}: {len(a_leaves)} outputs, CPU gave {len(expected_leaves)}")
+    rtol, atol = TOLERANCES.get(dtype, (0, 0))
+    for i, (a, e) in enumerate(zip(a_leaves, expected_leaves)):
+        where = f"{what}[{i}]" if len(a_leaves) > 1 else what
+        if isinstance(e, torch.Tensor):
+            if not isinstance(a, torch.Tensor):
+                raise SampleFailure("wrong", f"{where}: got {type(a).__name__}, CPU gave a tensor")
+            if a.dtype != e.dtype or a.shape != e.shape:
+                raise SampleFailure(
+                    "wrong", f"{where}: {a.dtype}{list(a.shape)} vs CPU {e.dtype}{list(e.shape)}")
+            if metadata_only:
+                continue
+            a_cpu = a.detach().cpu()
+            e_det = e.detach()
+            if e_det.layout != torch.strided:
+                a_cpu, e_det = a_cpu.to_dense(), e_det.to_dense()
+            e_rtol, e_atol = TOLERANCES.get(e.dtype, (rtol, atol))
+            try:
+                torch.testing.assert_close(a_cpu, e_det, rtol=e_rtol, atol=e_atol, equal_nan=True,
+                                           check_device=False, check_stride=False)
+            except AssertionError as exc:
+                msg = " ".join(str(exc).split())[:300]
+                raise SampleFailure("wrong", f"{where}: {msg}") from None
+        elif a != e and not (isinstance(e, float) and math.isnan(e) and math.isnan(a)):
+            raise SampleFailure("wrong", f"{where}: {a!r} vs CPU {e!r}")
+
+
+def compare_statistics(actual, expected, what: str) -> None:
+    """For random outputs: same metadata; for floating outputs with enough
+    elements, a mean within 6 standard errors of the CPU sample's mean and
+    the same set of values for boolean/integer outputs with few levels."""
+    compare(actual, expected, None, what, metadata_only=True)
+    for i, (a, e) in enumerate(zip(_flat_tensors(actual), _flat_tensors(expected))):
+        if not isinstance(e, torch.Tensor) or e.numel() < 64:
+            continue
+        a_cpu, e_cpu = a.detach().cpu().double(), e.detach().double()
+        if not (e_cpu.isfinite().all() and a_cpu.isfinite().all()):
+            if e_cpu.isfinite().all():
+                raise SampleFailure("wrong", f"{what}[{i}]: non-finite random values")
+            continue
+        std = e_cpu.std().item()
+        err = abs(a_cpu.mean().item() - e_cpu.mean().item())
+        if err > 6 * std / math.sqrt(e.numel()) + 1e-6:
+            raise SampleFailure(
+                "wrong", f"{what}[{i}]: random mean {a_cpu.mean().item():.4g} vs CPU "
+                f"{e_cpu.mean().item():.4g} (std {std:.3g}, n {e.numel()})")
+        if a_cpu.min() < e_cpu.min() - 6 * std or a_cpu.max() > e_cpu.max() + 6 * std:
+            raise SampleFailure("wrong", f"{what}[{i}]: random values outside the CPU's range")
+
+
+# ---------------------------------------------------------------------------
+# one sample
+
+
+def _run(op, sample, seed: int):
+    torch.manual_seed(seed)
+    out = op(sample.input, *sample.args, **sample.kwargs)
+    return sample.output_process_fn_grad(out)
+
+
+def _grads(outputs, inputs, seed: int):
+    outs = [t for t in _flat_tensors(outputs)
+            if isinstance(t, torch.Tensor) and t.requires_grad and t.dtype.is_floating_point]
+    if not outs or not inputs:
+        return None
+    gen = torch.Generator().manual_seed(seed)
+    grad_outputs = [torch.randn(o.shape, generator=gen, dtype=o.dtype).to(o.device) for o in outs]
+    return torch.autograd.grad(outs, inputs, grad_outputs, allow_unused=True)
+
+
+def is_random(op, cpu_sample, first_output) -> bool:
+    """True when the CPU gives different values for two seeds."""
+    try:
+        again = _run(op, transform_sample(cpu_sample, leaf_copy), seed=1)
+    except Exception:
+        return False
+    try:
+        compare(again, first_output, None, "reseeded")
+    except SampleFailure:
+        return True
+    return False
+
+
+def check_sample(op, sample, dtype, device: str, backward: bool) -> tuple:
+    """Run one sample on CPU and device. Returns (compared, cpu_rejected, fallback_ops)."""
+    # Samples are generated on the device (as PyTorch's own OpInfo tests do,
+    # so arguments a sample keeps on the CPU stay there); the reference runs
+    # on an exact CPU copy.
+    on_device = lambda t: t.device.type == torch.device(device).type
+    cpu_sample = transform_sample(sample, lambda t: copy_like(t, "cpu") if on_device(t) else leaf_copy(t))
+    dev_sample = transform_sample(sample, leaf_copy)
+    try:
+        expected = _run(op, cpu_sample, seed=0)
+    except Exception:
+        cpu_rejected = True
+    else:
+        cpu_rejected = False
+
+    torch.ocl.reset_fallback_stats()
+    try:
+        actual = _run(op, dev_sample, seed=0)
+        torch.ocl.synchronize()
+    except Exception as exc:
+        if cpu_rejected:
+            return False, True, sorted(torch.ocl.fallback_stats())
+        raise SampleFailure("error", f"forward: {_first_line(exc)}") from None
+    if cpu_rejected:
+        # The CPU refused this input (bad input or a CPU-only limitation); the
+        # device accepting it is not a comparison we can make.
+        return False, True, sorted(torch.ocl.fallback_stats())
+
+    metadata_only = op.name in UNINITIALISED_OUTPUT_OPS
+    random = not metadata_only and is_random(op, cpu_sample, expected)
+    if metadata_only:
+        compare(actual, expected, dtype, "output", metadata_only=True)
+    elif random:
+        compare_statistics(actual, expected, "output")
+    else:
+        compare(actual, expected, dtype, "output")
+
+    if backward and not metadata_only and not random:
+        cpu_inputs, dev_inputs = grad_inputs(cpu_sample), grad_inputs(dev_sample)
+        try:
+            expected_grads = _grads(expected, cpu_inputs, seed=2)
+        except Exception:
+            expected_grads = None  # the CPU has no backward for this sample
+        if expected_grads is not None:
+            try:
+                actual_grads = _grads(actual, dev_inputs, seed=2)
+                torch.ocl.synchronize()
+            except Exception as exc:
+                raise SampleFailure("error", f"backward: {_first_line(exc)}") from None
+            compare(actual_grads, expected_grads, dtype, "grad")
+    return True, False, sorted(torch.ocl.fallback_stats())
+
+
+# ---------------------------------------------------------------------------
+# one (op, dtype)
+
+
+def check_op(op, dtype: torch.dtype, device: str = "ocl", max_samples: int | None = None,
+             backward: bool = True) -> Result:
+    """Classify one (OpInfo, dtype) on `device`."""
+    start = time.perf_counter()
+    result = Result(op=op.full_name, dtype=dtype_name(dtype), status="native")
+    want_grad = (backward and op.supports_autograd and dtype.is_floating_point
+                 and dtype in op.supported_backward_dtypes("cpu"))
+    fallback_ops: set = set()
+    previous_mode = torch.ocl.get_fallback_mode()
+    torch.ocl.set_fallback_mode("silent")
+    try:
+        torch.manual_seed(0)
+        samples = op.sample_inputs(device, dtype, requires_grad=want_grad)
+        for i, sample in enumerate(samples):
+            if max_samples is not None and i >= max_samples:
+                break
+            try:
+                compared, rejected, used = check_sample(op, sample, dtype, device, want_grad)
+            except SampleFailure as failure:
+                result.status, result.detail = failure.status, f"sample {i}: {failure.detail}"
+                break
+            except Exception as exc:  # a bug of the comparison itself is an error too
+                result.status = "error"
+                result.detail = f"sample {i}: harness: {_first_line(exc)}"
+                result.detail += " | " + traceback.format_exc(limit=-1).splitlines()[-2].strip()[:200]
+                break
+            result.samples += compared
+            result.cpu_rejected += rejected
+            result.backward |= want_grad and compared
+            fallback_ops.update(used)
+    except Exception as exc:
+        result.status, result.detail = "error", f"sample inputs: {_first_line(exc)}"
+    finally:
+        torch.ocl.set_fallback_mode(previous_mode)
+    result.fallback_ops = sorted(fallback_ops)
+    if result.status == "native" and fallback_ops:
+        result.status = "fallback"
+    result.seconds = round(time.perf_counter() - start, 3)
+    return result
