@@ -10,6 +10,7 @@
 #include <ATen/ops/view_native.h>
 #include <ATen/ops/_reshape_alias_native.h>
 #include <ATen/ops/view_as_real_native.h>
+#include <ATen/ops/is_set_to_native.h>
 #include <ATen/ops/view_as_complex_native.h>
 #include <ATen/ops/_nested_view_from_buffer_native.h>
 #include <c10/core/DeviceGuard.h>
@@ -169,6 +170,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("view_as_complex", TORCH_FN(at::native::view_as_complex));
   m.impl("_nested_view_from_buffer", TORCH_FN(at::native::_nested_view_from_buffer));
   // storage
+  m.impl("is_set_to", TORCH_FN(at::native::is_set_to));  // metadata: never via CPU copies
   m.impl("resize_", TORCH_FN(resize_));
   m.impl("set_.source_Storage", TORCH_FN(set_storage));
   m.impl("set_.source_Storage_storage_offset", TORCH_FN(set_storage_offset));

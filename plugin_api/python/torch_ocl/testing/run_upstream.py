@@ -9,7 +9,7 @@ matching the installed torch) runs under pytest in its own process with:
   renamed to ``ocl`` and ``torch.ocl`` exists before the file imports
   ``torch.testing._internal``;
 - ``PYTORCH_TESTING_DEVICE_ONLY_FOR=privateuse1``: device-generic tests are
-  instantiated for ocl only (classes ``...PRIVATEUSE1``, tests ``..._ocl...``);
+  instantiated for ocl only (classes ``...OCL``, tests ``..._ocl...``);
 - ``TORCH_OCL_FALLBACK=silent`` (counted fallbacks, no warnings).
 
 It prints the pass / fail / skip / error counts of the ocl tests of each
@@ -28,12 +28,14 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
-OCL_CLASS_SUFFIX = "PRIVATEUSE1"
+# Instantiated classes end with the device type in capitals: "OCL", or
+# "PRIVATEUSE1" where the class was made before the rename took effect.
+OCL_CLASS_SUFFIXES = ("OCL", "PRIVATEUSE1")
 
 
 def _is_ocl_case(case: ET.Element) -> bool:
-    classname = case.get("classname", "")
-    return classname.split(".")[-1].endswith(OCL_CLASS_SUFFIX) or "_ocl" in case.get("name", "")
+    classname = case.get("classname", "").split(".")[-1]
+    return classname.endswith(OCL_CLASS_SUFFIXES) or "_ocl" in case.get("name", "")
 
 
 def count(junit_xml: str) -> dict:

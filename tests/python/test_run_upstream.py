@@ -1,0 +1,61 @@
+"""python -m torch_ocl.testing.run_upstream on files written like PyTorch's
+own test files: counts per file, failures reported, and an empty ocl run
+refused."""
+
+import os
+import textwrap
+
+import pytest
+
+UPSTREAM_STYLE = os.path.join(os.path.dirname(__file__), "..", "upstream_style", "test_ocl_upstream_style.py")
+
+
+def run_upstream(run_python, *paths, env=None):
+    return run_python(None, args=["-m", "torch_ocl.testing.run_upstream", *paths], env=env, timeout=600)
+
+
+def test_counts_the_ocl_tests_of_an_upstream_style_file(run_python):
+    proc = run_upstream(run_python, UPSTREAM_STYLE)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # 2 dtypes of test_add + 3 plain tests pass; @onlyCUDA is skipped on ocl;
+    # the CPU-only class is counted apart; no CPU instantiation at all.
+    assert "ocl tests: 5 passed, 0 failed, 1 skipped, 0 errors (other tests: 1;" in proc.stdout, proc.stdout
+
+
+def test_a_failing_ocl_test_fails_the_run(run_python):
+    proc = run_upstream(run_python, UPSTREAM_STYLE, env={"TORCH_OCL_UPSTREAM_STYLE_FAIL": "1"})
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "ocl tests: 4 passed, 1 failed, 1 skipped" in proc.stdout, proc.stdout
+
+
+def test_a_file_without_ocl_tests_is_an_error_not_a_pass(run_python, tmp_path):
+    cuda_only = tmp_path / "test_cuda_only.py"
+    cuda_only.write_text(textwrap.dedent("""
+        import torch
+        from torch.testing._internal.common_device_type import instantiate_device_type_tests
+        from torch.testing._internal.common_utils import TestCase
+
+        class TestCudaOnly(TestCase):
+            def test_something(self, device):
+                pass
+
+        instantiate_device_type_tests(TestCudaOnly, globals(), only_for="cuda")
+    """))
+    proc = run_upstream(run_python, str(cuda_only))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "no ocl tests were collected" in proc.stdout
+
+
+def test_an_unavailable_device_collects_nothing_and_fails(run_python):
+    # With every device filtered out, torch.ocl.is_available() is False and
+    # PyTorch instantiates no ocl tests: the runner must not report success.
+    proc = run_upstream(run_python, UPSTREAM_STYLE, env={"TORCH_OCL_DEVICES": "no-such-device"})
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "no ocl tests were collected" in proc.stdout
+
+
+@pytest.mark.parametrize("missing", ["does_not_exist.py"])
+def test_a_missing_file_fails(run_python, missing):
+    proc = run_upstream(run_python, missing)
+    assert proc.returncode != 0
+    assert "no such file" in proc.stdout
