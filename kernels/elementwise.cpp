@@ -86,7 +86,7 @@ void launch_elementwise(at::TensorIteratorBase& iter, const char* kernel,
   // As the CPU kernels: these have no bool version, and the op's scalar
   // parameters (alpha, threshold, value) must fit the dtype.
   TORCH_CHECK_NOT_IMPLEMENTED(
-      common != c10::kBool || !one_of(kernel, {"ew_abs", "ew_threshold", "ew_threshold_backward", "ew_sgn"}),
+      common != c10::kBool || !one_of(kernel, {"ew_abs", "ew_threshold", "ew_threshold_backward"}),
       "\"", kernel + 3, "\" not implemented for 'Bool'");
   AT_DISPATCH_ALL_TYPES_AND3(c10::kHalf, c10::kBFloat16, c10::kBool, common, "scalar parameters", [&] {
     (void)alpha.to<scalar_t>();  // raises when it does not fit, as on CPU
