@@ -110,13 +110,17 @@ def main(argv=None) -> int:
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
         start = time.perf_counter()
 
+        shown = set()
+
         def progress(done, total):
-            print(f"\r{done}/{total} (op, dtype) pairs", end="", file=sys.stderr, flush=True)
+            percent = 100 * done // max(total, 1) // 10 * 10
+            if percent not in shown:
+                shown.add(percent)
+                print(f"{done}/{total} (op, dtype) pairs", file=sys.stderr, flush=True)
 
         results = sweep_driver.run(pairs, json_out + ".partial",
                                    max_samples=sweep_driver.QUICK_MAX_SAMPLES if args.quick else None,
                                    progress=progress)
-        print(file=sys.stderr)
         os.remove(json_out + ".partial")
         props = torch.ocl.get_device_properties()
         data = {
@@ -133,8 +137,9 @@ def main(argv=None) -> int:
         if args.ops or args.dtypes:
             print("partial sweep (--ops/--dtypes): the report files are left as they are")
         else:
-            with open(json_out, "w") as f:
-                json.dump(data, f, indent=0)
+            with open(json_out, "w") as f:  # one result per line: readable diffs
+                f.write('{"meta": ' + json.dumps(data["meta"]) + ',\n"results": [\n')
+                f.write(",\n".join(json.dumps(r) for r in results) + "\n]}\n")
     if not (args.ops or args.dtypes):
         with open(args.out, "w") as f:
             f.write(render(data["results"], data["meta"], known))
