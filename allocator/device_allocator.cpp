@@ -4,6 +4,8 @@
 #include <c10/util/Exception.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -26,6 +28,10 @@ constexpr size_t kLargeSegment = 20 << 20;    // segment for 1..10 MiB
 constexpr size_t kMinLargeAlloc = 10 << 20;   // >= 10 MiB: own segment
 constexpr size_t kRoundLarge = 2 << 20;       // large segments round to 2 MiB
 constexpr int kRangeBits = 44;                // 16 TiB of addresses per device
+
+// Bumped whenever a segment is released: a thread's cached segment lookups
+// (resolve_device_ptr) from an older generation are not trusted.
+std::atomic<uint64_t> segment_generation{1};
 
 struct Segment {
   cl_mem mem = nullptr;
@@ -130,6 +136,7 @@ struct DeviceState {
           update_stat(stats.reserved_bytes, small, -static_cast<int64_t>(seg->size));
           stats.num_device_free++;
           segments.erase(seg->base);
+          segment_generation.fetch_add(1, std::memory_order_acq_rel);
           it = pl->erase(it);
           delete b;
         } else {
@@ -394,17 +401,34 @@ c10::DeviceIndex device_of_ptr(const void* ptr) {
   return static_cast<c10::DeviceIndex>(v - 1);
 }
 
+namespace {
+// The last segments this thread resolved pointers in: a warm kernel launch
+// resolves its operands without taking the device mutex.
+struct SegmentHint {
+  uintptr_t base = 0, end = 0;
+  cl_mem mem = nullptr;
+  uint64_t generation = 0;
+};
+thread_local std::array<SegmentHint, 4> segment_hints;
+thread_local unsigned next_hint = 0;
+}  // namespace
+
 DeviceBuffer resolve_device_ptr(const void* ptr) {
+  const auto addr = reinterpret_cast<uintptr_t>(ptr);
+  const uint64_t generation = segment_generation.load(std::memory_order_acquire);
+  for (const auto& h : segment_hints)
+    if (h.generation == generation && addr >= h.base && addr < h.end)
+      return {h.mem, addr - h.base, h.end - addr};
   const auto device = device_of_ptr(ptr);
   TORCH_CHECK(device >= 0, "torch_ocl: ", ptr, " is not an ocl device pointer");
   auto& s = device_state(device);
-  const auto addr = reinterpret_cast<uintptr_t>(ptr);
   std::lock_guard<std::mutex> lock(s.mutex);
   auto it = s.segments.upper_bound(addr);
   TORCH_CHECK(it != s.segments.begin(), "torch_ocl: ", ptr, " is not in a live ocl buffer");
   --it;
   const Segment& seg = *it->second;
   TORCH_CHECK(addr < seg.base + seg.size, "torch_ocl: ", ptr, " is not in a live ocl buffer");
+  segment_hints[next_hint++ % segment_hints.size()] = {seg.base, seg.base + seg.size, seg.mem, generation};
   return {seg.mem, addr - seg.base, seg.size - (addr - seg.base)};
 }
 

@@ -3,8 +3,11 @@
 #include <ATen/TensorIterator.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <memory>
+#include <optional>
+#include <unordered_map>
 
 #include "allocator/device_allocator.h"
 #include "backend/program_cache.h"
@@ -13,16 +16,9 @@
 namespace torch_ocl {
 namespace {
 
-struct TypeInfo {
-  const char* st;   // storage type
-  const char* ct;   // compute type
-  const char* acc;  // accumulation type
-  const char* load;
-  const char* store;
-  bool is_float;
-};
+using TypeInfo = ClType;
 
-TypeInfo type_info(c10::ScalarType t) {
+TypeInfo make_type_info(c10::ScalarType t) {
   constexpr const char* plain_load = "((p)[i])";
   switch (t) {
     case c10::kBool: return {"uchar", "uchar", "long", plain_load, "((p)[i] = (uchar)((v) != 0))", false};
@@ -43,12 +39,104 @@ TypeInfo type_info(c10::ScalarType t) {
   }
 }
 
-struct CachedKernel {
-  cl_kernel kernel = nullptr;
-  std::mutex mutex;
+const ClType& type_info(c10::ScalarType t) {
+  static const auto table = [] {
+    std::array<std::optional<ClType>, static_cast<size_t>(c10::ScalarType::NumOptions)> a;
+    for (size_t i = 0; i < a.size(); ++i) {
+      const auto st = static_cast<c10::ScalarType>(i);
+      if (has_kernels(st)) a[i] = make_type_info(st);
+    }
+    return a;
+  }();
+  const auto i = static_cast<size_t>(t);
+  TORCH_CHECK(i < table.size() && table[i], "torch_ocl: dtype ", t, " is not supported on the ocl device");
+  return *table[i];
+}
+
+struct KernelKeyHash {
+  size_t operator()(const KernelKey& k) const { return k.hi * 0x9E3779B97F4A7C15ull ^ k.lo; }
 };
+using DeviceKernelKey = std::pair<c10::DeviceIndex, KernelKey>;
+struct DeviceKernelKeyHash {
+  size_t operator()(const DeviceKernelKey& k) const {
+    return KernelKeyHash{}(k.second) * 31 + static_cast<size_t>(k.first);
+  }
+};
+struct KernelTable {
+  std::mutex mutex;
+  std::unordered_map<DeviceKernelKey, std::unique_ptr<CachedKernel>, DeviceKernelKeyHash> kernels;
+  KernelCacheStats stats;  // shared_hits, builds
+};
+KernelTable& kernel_table() {
+  static auto* t = new KernelTable();  // leaked: kernels outlive static tensors
+  return *t;
+}
+thread_local std::unordered_map<DeviceKernelKey, CachedKernel*, DeviceKernelKeyHash> tls_kernels;
+thread_local size_t tls_hits = 0;
+
+std::unique_ptr<CachedKernel> create_kernel(c10::DeviceIndex device, cl_program program,
+                                            const std::string& name, const std::string& label) {
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(program, name.c_str(), &err);
+  TORCH_CHECK(err == CL_SUCCESS, "OpenCL call clCreateKernel(", name, ") for source '", label,
+              "' failed: ", cl_error_name(err), " (", err, ")");
+  auto ck = std::make_unique<CachedKernel>();
+  ck->kernel = k;
+  ck->name = name;
+  OCL_CHECK(clGetKernelWorkGroupInfo(k, device_info(device).id, CL_KERNEL_WORK_GROUP_SIZE,
+                                     sizeof(size_t), &ck->work_group_size, nullptr));
+  return ck;
+}
 
 std::mutex kernels_mutex;
+}  // namespace
+
+const ClType& cl_type(c10::ScalarType dtype) { return type_info(dtype); }
+
+CachedKernel& cached_kernel(c10::DeviceIndex device, KernelKey key,
+                            c10::function_ref<GeneratedKernel()> make) {
+  const DeviceKernelKey k{device, key};
+  if (auto it = tls_kernels.find(k); it != tls_kernels.end()) {
+    ++tls_hits;
+    return *it->second;
+  }
+  auto& t = kernel_table();
+  CachedKernel* found = nullptr;
+  {
+    std::lock_guard<std::mutex> g(t.mutex);
+    if (auto it = t.kernels.find(k); it != t.kernels.end()) {
+      ++t.stats.shared_hits;
+      found = it->second.get();
+    }
+  }
+  if (found == nullptr) {
+    // Generated and built outside the table's lock: a cold compile of one op
+    // does not stall launches of others. Two threads may build the same
+    // kernel once each; the first one stored wins.
+    GeneratedKernel g = make();
+    cl_program program = build_program(device, g.label, g.source);
+    auto ck = create_kernel(device, program, g.kernel, g.label);
+    std::lock_guard<std::mutex> lock(t.mutex);
+    auto& slot = t.kernels[k];
+    if (!slot) {
+      slot = std::move(ck);
+      ++t.stats.builds;
+    }
+    found = slot.get();
+  }
+  tls_kernels.emplace(k, found);
+  return *found;
+}
+
+KernelCacheStats kernel_cache_stats() {
+  auto& t = kernel_table();
+  std::lock_guard<std::mutex> g(t.mutex);
+  KernelCacheStats s = t.stats;
+  s.thread_hits = tls_hits;
+  return s;
+}
+
+namespace {
 std::map<std::pair<cl_program, std::string>, std::unique_ptr<CachedKernel>>& kernels() {
   static auto* k = new std::map<std::pair<cl_program, std::string>, std::unique_ptr<CachedKernel>>();
   return *k;
@@ -57,13 +145,13 @@ std::map<std::pair<cl_program, std::string>, std::unique_ptr<CachedKernel>>& ker
 }  // namespace
 
 std::string dtype_preamble(c10::ScalarType dtype, const std::string& prefix) {
-  const TypeInfo ti = type_info(dtype);
+  const TypeInfo& ti = type_info(dtype);
   std::string s;
   auto def = [&](const std::string& name, const std::string& value) {
     s += "#define " + prefix + name + " " + value + "\n";
   };
-  def("ST", ti.st);
-  def("CT", ti.ct);
+  def("ST", ti.storage);
+  def("CT", ti.compute);
   def("ACC", ti.acc);
   def("LOAD(p, i)", ti.load);
   def("STORE(p, i, v)", ti.store);
@@ -133,24 +221,19 @@ Launch::Launch(c10::DeviceIndex device, const std::string& source,
                const std::string& preamble, const char* kernel)
     : device_(device), name_(kernel) {
   cl_program program = get_program(device, source, preamble);
-  CachedKernel* ck = nullptr;
   {
     std::lock_guard<std::mutex> g(kernels_mutex);
     auto& slot = kernels()[{program, kernel}];
-    if (!slot) {
-      cl_int err = CL_SUCCESS;
-      cl_kernel k = clCreateKernel(program, kernel, &err);
-      TORCH_CHECK(err == CL_SUCCESS, "OpenCL call clCreateKernel(", kernel, ") for source '", source,
-                  "' failed: ", cl_error_name(err), " (", err, ")");
-      slot = std::make_unique<CachedKernel>();
-      slot->kernel = k;
-    }
-    ck = slot.get();
+    if (!slot) slot = create_kernel(device, program, kernel, source);
+    cached_ = slot.get();
   }
-  // Arguments live in the kernel object: hold it until the enqueue.
-  lock_ = std::unique_lock<std::mutex>(ck->mutex);
-  kernel_ = ck->kernel;
+  lock_ = std::unique_lock<std::mutex>(cached_->mutex);
+  kernel_ = cached_->kernel;
 }
+
+Launch::Launch(c10::DeviceIndex device, CachedKernel& kernel)
+    : device_(device), cached_(&kernel), kernel_(kernel.kernel), lock_(kernel.mutex),
+      name_(kernel.name.c_str()) {}
 
 Launch& Launch::raw(size_t size, const void* ptr) {
   cl_int err = clSetKernelArg(kernel_, next_, size, ptr);
@@ -207,17 +290,23 @@ Launch& Launch::scalar(const c10::Scalar& s, c10::ScalarType compute_dtype) {
   }
 }
 
-size_t Launch::max_work_group_size() const {
-  size_t n = 0;
-  const auto& d = device_info(device_);
-  OCL_CHECK(clGetKernelWorkGroupInfo(kernel_, d.id, CL_KERNEL_WORK_GROUP_SIZE, sizeof(n), &n, nullptr));
-  return n;
-}
+size_t Launch::max_work_group_size() const { return cached_->work_group_size; }
 
 size_t Launch::pow2_work_group(size_t cap) const {
   size_t p = 1;
   while (p * 2 <= std::min(cap, max_work_group_size())) p *= 2;
   return p;
+}
+
+void Launch::run_items(size_t n) {
+  if (n == 0) return;
+  const size_t local = std::min<size_t>(256, cached_->work_group_size);
+  const size_t total = (n + local - 1) / local * local;
+  cl_int err = clEnqueueNDRangeKernel(current_queue(device_), kernel_, 1, nullptr, &total, &local, 0,
+                                      nullptr, nullptr);
+  TORCH_CHECK(err == CL_SUCCESS, "OpenCL call clEnqueueNDRangeKernel(", name_, ") failed: ",
+              cl_error_name(err), " (", err, ")");
+  lock_.unlock();
 }
 
 void Launch::run(size_t global, size_t local) {

@@ -6,6 +6,8 @@
 #include <ATen/core/TensorBase.h>
 #include <c10/core/Scalar.h>
 
+#include <c10/util/FunctionRef.h>
+
 #include <mutex>
 #include <string>
 
@@ -16,6 +18,20 @@ struct TensorIteratorBase;
 }
 
 namespace torch_ocl {
+
+// How a dtype looks in OpenCL C: its storage type, the type kernels compute
+// in (float for half/bfloat16), the accumulation type of reductions, and
+// LOAD(p, i) / STORE(p, i, v) snippets over a __global storage pointer p.
+struct ClType {
+  const char* storage;
+  const char* compute;
+  const char* acc;
+  const char* load;
+  const char* store;
+  bool is_float;
+};
+// Raises for dtypes without kernels (complex, float8, quantized).
+const ClType& cl_type(c10::ScalarType dtype);
 
 // "#define ST float / CT / LOAD / STORE / IS_FLOAT / ACC ..." for `dtype`;
 // with prefix "SRC_" the same names prefixed (for the source of a cast).
@@ -42,8 +58,39 @@ struct Indexer {
 // Raises when the iterator has more than kMaxDims dims after coalescing.
 Indexer make_indexer(const at::TensorIteratorBase& iter);
 
+// The kernel cache: a built cl_kernel with what a launch needs of it, found
+// by an integer key. A warm lookup is a thread-local hash probe: no lock, no
+// string, no program-cache lookup, no driver query.
+struct KernelKey {
+  uint64_t hi = 0, lo = 0;  // chosen by the generator (op, dtypes, variant)
+  bool operator==(const KernelKey& o) const { return hi == o.hi && lo == o.lo; }
+};
+struct GeneratedKernel {
+  std::string label;   // names the program in errors and in the disk cache
+  std::string source;  // the complete OpenCL C program
+  std::string kernel;  // the __kernel to take from it
+};
+struct CachedKernel {
+  cl_kernel kernel = nullptr;
+  size_t work_group_size = 0;  // CL_KERNEL_WORK_GROUP_SIZE, asked once
+  std::string name;
+  std::mutex mutex;  // arguments live in the cl_kernel: held from set to enqueue
+};
+// The kernel for (device, key); on the first use anywhere `make` generates its
+// source, which is built through the program cache (memory + disk).
+CachedKernel& cached_kernel(c10::DeviceIndex device, KernelKey key,
+                            c10::function_ref<GeneratedKernel()> make);
+struct KernelCacheStats {
+  size_t thread_hits = 0;  // this thread's lock-free hits
+  size_t shared_hits = 0;  // found in the shared table (first use on a thread)
+  size_t builds = 0;       // generated and built (or loaded from disk)
+};
+KernelCacheStats kernel_cache_stats();
+
 class Launch {
  public:
+  // A kernel from the kernel cache.
+  Launch(c10::DeviceIndex device, CachedKernel& kernel);
   // `source` names a kernels/*.cl file (without .cl); the program is built
   // from dtype/option `preamble` + common.cl + source, once per device.
   Launch(c10::DeviceIndex device, const std::string& source,
@@ -61,6 +108,8 @@ class Launch {
   // Enqueues over `global` work items (rounded up to `local`); local 0 = a
   // default work-group size. Capped: kernels use grid-stride loops.
   void run(size_t global, size_t local = 0);
+  // One work item per element: `n` items in groups of the kernel's default size.
+  void run_items(size_t n);
   size_t max_work_group_size() const;
   // The largest power of two <= min(cap, max_work_group_size()): the group
   // size of kernels with a local-memory tree reduction.
@@ -68,6 +117,7 @@ class Launch {
 
  private:
   c10::DeviceIndex device_;
+  CachedKernel* cached_;
   cl_kernel kernel_;
   std::unique_lock<std::mutex> lock_;
   cl_uint next_ = 0;

@@ -100,6 +100,36 @@ std::string program_cache_dir() {
   return std::string(home ? home : "/tmp") + "/.cache/torch_ocl";
 }
 
+namespace {
+// Builds `text` (or loads its binary from the disk cache). Caller holds c.mutex.
+cl_program build_locked(Cache& c, c10::DeviceIndex device, const std::string& label,
+                        const std::string& text) {
+  const DeviceInfo& d = device_info(device);
+  const auto file = std::filesystem::path(program_cache_dir()) /
+                    (label + "-" + hex_hash(text + d.name + d.driver_version + d.platform_version) + ".bin");
+  cl_program p = try_load_binary(d, file);
+  if (p != nullptr) {
+    ++c.stats.disk_hits;
+    return p;
+  }
+  const char* ptr = text.c_str();
+  size_t len = text.size();
+  cl_int err = CL_SUCCESS;
+  p = clCreateProgramWithSource(d.context, 1, &ptr, &len, &err);
+  OCL_CHECK(err);
+  err = clBuildProgram(p, 1, &d.id, "-cl-std=CL1.2", nullptr, nullptr);
+  if (err != CL_SUCCESS) {
+    std::string log = build_log(p, d.id);
+    clReleaseProgram(p);
+    TORCH_CHECK(false, "OpenCL call clBuildProgram failed for kernel source '", label, "' on ",
+                d.name, ": ", cl_error_name(err), " (", err, ")\nbuild log:\n", log);
+  }
+  ++c.stats.compiles;
+  save_binary(p, file);
+  return p;
+}
+}  // namespace
+
 cl_program get_program(c10::DeviceIndex device, const std::string& name,
                        const std::string& preamble) {
   auto& c = cache();
@@ -109,33 +139,26 @@ cl_program get_program(c10::DeviceIndex device, const std::string& name,
     ++c.stats.memory_hits;
     return it->second;
   }
-  const DeviceInfo& d = device_info(device);
   auto src_it = c.sources.find(name);
   TORCH_CHECK(src_it != c.sources.end(), "torch_ocl: no kernel source named '", name, "'");
-  std::string text = preamble + "\n" + c.sources.at("common") + "\n" + src_it->second;
-  const auto file = std::filesystem::path(program_cache_dir()) /
-                    (name + "-" + hex_hash(text + d.name + d.driver_version + d.platform_version) + ".bin");
-  cl_program p = try_load_binary(d, file);
-  if (p != nullptr) {
-    ++c.stats.disk_hits;
-  } else {
-    const char* ptr = text.c_str();
-    size_t len = text.size();
-    cl_int err = CL_SUCCESS;
-    p = clCreateProgramWithSource(d.context, 1, &ptr, &len, &err);
-    OCL_CHECK(err);
-    err = clBuildProgram(p, 1, &d.id, "-cl-std=CL1.2", nullptr, nullptr);
-    if (err != CL_SUCCESS) {
-      std::string log = build_log(p, d.id);
-      clReleaseProgram(p);
-      TORCH_CHECK(false, "OpenCL call clBuildProgram failed for kernel source '", name,
-                  "' on ", d.name, ": ", cl_error_name(err), " (", err, ")\nbuild log:\n", log);
-    }
-    ++c.stats.compiles;
-    save_binary(p, file);
-  }
+  cl_program p = build_locked(c, device, name,
+                              preamble + "\n" + c.sources.at("common") + "\n" + src_it->second);
   c.programs.emplace(key, p);
   return p;
+}
+
+cl_program build_program(c10::DeviceIndex device, const std::string& label, const std::string& source) {
+  auto& c = cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  return build_locked(c, device, label, source);
+}
+
+const std::string& kernel_source(const std::string& name) {
+  auto& c = cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  auto it = c.sources.find(name);
+  TORCH_CHECK(it != c.sources.end(), "torch_ocl: no kernel source named '", name, "'");
+  return it->second;  // std::map nodes are stable
 }
 
 ProgramCacheStats program_cache_stats() {

@@ -20,6 +20,15 @@ void register_kernel_source(const std::string& name, std::string source);
 cl_program get_program(c10::DeviceIndex device, const std::string& name,
                        const std::string& preamble);
 
+// Builds a complete generated source (no preamble, no common.cl added), or
+// loads its binary from the disk cache. Not cached in memory: the caller
+// (the kernel cache, backend/kernel_launch.h) keeps what it builds. `label`
+// names the program in errors and in the disk cache's file names.
+cl_program build_program(c10::DeviceIndex device, const std::string& label, const std::string& source);
+
+// The embedded kernels/<name>.cl text (for generators that splice it in).
+const std::string& kernel_source(const std::string& name);
+
 std::string program_cache_dir();
 
 struct ProgramCacheStats {

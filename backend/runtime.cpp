@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <memory>
 #include <cctype>
 #include <cstdlib>
 #include <mutex>
@@ -67,7 +68,8 @@ struct Runtime {
   std::vector<DeviceInfo> devices;
   std::string error;
   // queues[device][stream id]; created lazily.
-  std::vector<std::array<cl_command_queue, kStreamPoolSize + 1>> queues;
+  // Read without the lock (atomics); created under it.
+  std::vector<std::unique_ptr<std::array<std::atomic<cl_command_queue>, kStreamPoolSize + 1>>> queues;
   std::vector<std::unique_ptr<std::atomic<int>>> next_pool;
   std::mutex mutex;
 
@@ -128,8 +130,10 @@ struct Runtime {
     if (devices.empty())
       error = all.empty() ? "no OpenCL device found"
                           : "no OpenCL device matches TORCH_OCL_DEVICES";
-    queues.resize(devices.size());
-    for (auto& q : queues) q.fill(nullptr);
+    for (size_t i = 0; i < devices.size(); ++i) {
+      queues.push_back(std::make_unique<std::array<std::atomic<cl_command_queue>, kStreamPoolSize + 1>>());
+      for (auto& q : *queues.back()) q.store(nullptr);
+    }
     for (size_t i = 0; i < devices.size(); ++i)
       next_pool.push_back(std::make_unique<std::atomic<int>>(0));
   }
@@ -210,17 +214,20 @@ void set_current_stream(c10::Stream stream) {
 
 cl_command_queue stream_queue(c10::Stream stream) {
   auto index = stream.device_index();
-  const auto& d = device_info(index);
+  check_device_index(index);
   TORCH_CHECK(stream.id() >= 0 && stream.id() <= kStreamPoolSize, "invalid ocl stream id ", stream.id());
   auto& rt = runtime();
+  auto& slot = (*rt.queues[index])[stream.id()];
+  if (cl_command_queue q = slot.load(std::memory_order_acquire)) return q;  // the hot path: no lock
+  const auto& d = device_info(index);
   std::lock_guard<std::mutex> lock(rt.mutex);
-  auto& q = rt.queues[index][stream.id()];
-  if (q == nullptr) {
+  if (slot.load() == nullptr) {
     cl_int err = CL_SUCCESS;
-    q = clCreateCommandQueue(d.context, d.id, 0, &err);
+    cl_command_queue q = clCreateCommandQueue(d.context, d.id, 0, &err);
     OCL_CHECK(err);
+    slot.store(q, std::memory_order_release);
   }
-  return q;
+  return slot.load();
 }
 
 cl_command_queue current_queue(c10::DeviceIndex index) {
@@ -231,20 +238,14 @@ void synchronize_device(c10::DeviceIndex index) {
   if (index < 0) index = current_device_index();
   check_device_index(index);
   auto& rt = runtime();
-  std::array<cl_command_queue, kStreamPoolSize + 1> qs;
-  {
-    std::lock_guard<std::mutex> lock(rt.mutex);
-    qs = rt.queues[index];
-  }
-  for (auto q : qs)
-    if (q != nullptr) OCL_CHECK(clFinish(q));
+  for (auto& slot : *rt.queues[index])
+    if (cl_command_queue q = slot.load()) OCL_CHECK(clFinish(q));
 }
 
 bool device_initialized(c10::DeviceIndex index) {
   if (index < 0 || index >= num_devices()) return false;
   auto& rt = runtime();
-  std::lock_guard<std::mutex> lock(rt.mutex);
-  return rt.queues[index][0] != nullptr;
+  return (*rt.queues[index])[0].load() != nullptr;
 }
 
 }  // namespace torch_ocl

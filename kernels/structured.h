@@ -35,6 +35,29 @@ bool any_lacks_kernels(const A&... args) {
 
 enum class Variant { Functional, Inplace, Out };
 
+// Structured metas take some optional arguments as references
+// (OptionalScalarRef, OptionalTensorRef) where the schema has std::optional:
+// SchemaArg names the schema's type, to_meta_arg converts.
+template <class T>
+struct SchemaArg { using type = T; };
+template <>
+struct SchemaArg<at::OptionalScalarRef> { using type = const std::optional<at::Scalar>&; };
+template <>
+struct SchemaArg<at::OptionalTensorRef> { using type = const std::optional<at::Tensor>&; };
+inline at::OptionalScalarRef to_meta_arg(const std::optional<at::Scalar>& s) {
+  return s ? at::OptionalScalarRef(*s) : at::OptionalScalarRef();  // (the pointer constructor does not compile: c10 include order)
+}
+inline at::OptionalTensorRef to_meta_arg(const std::optional<at::Tensor>& t) {
+  return t && t->defined() ? at::OptionalTensorRef(*t) : at::OptionalTensorRef();
+}
+template <class T>
+const T& to_meta_arg(const T& v) { return v; }
+template <class Op, class... A>
+void call_meta(Op& op, const at::Tensor& self, const A&... a) {
+  if constexpr (requires { op.meta(self, a...); }) op.meta(self, a...);
+  else op.meta(self, to_meta_arg(a)...);
+}
+
 template <class Meta>
 struct OclStructured final : public Meta {
   OclStructured(Variant v, const at::Tensor& out = {}) : variant(v) { outputs[0] = out; }
@@ -99,7 +122,7 @@ struct StructuredOp {
     if (any_lacks_kernels(self, rest...))
       return run_fallback(names()[0], c10::impl::boxArgs<const at::Tensor&, Rest...>(self, rest...))[0].toTensor();
     OclStructured<Meta> op(Variant::Functional);
-    op.meta(self, rest...);
+    call_meta(op, self, rest...);
     Impl(op, op.outputs[0], self, rest...);
     return std::move(op.outputs[0]);
   }
@@ -109,7 +132,7 @@ struct StructuredOp {
       return self;
     }
     OclStructured<Meta> op(Variant::Inplace, self);
-    op.meta(self, rest...);
+    call_meta(op, self, rest...);
     Impl(op, op.outputs[0], self, rest...);
     return self;
   }
@@ -119,7 +142,7 @@ struct StructuredOp {
       return result;
     }
     OclStructured<Meta> op(Variant::Out, result);
-    op.meta(self, rest...);
+    call_meta(op, self, rest...);
     Impl(op, op.outputs[0], self, rest...);
     return result;
   }
@@ -135,6 +158,29 @@ void register_structured(torch::Library& m, const char* functional, const char* 
   if (functional) m.impl(functional, TORCH_FN(Op::functional));
   if (inplace) m.impl(inplace, TORCH_FN(Op::inplace));
   if (out) m.impl(out, TORCH_FN(Op::out));
+}
+
+// ATen's own structured impl (at::native::structured_X_out), whose impl()
+// calls a DispatchStub: its functional / in-place / out= overloads on
+// PrivateUse1, with the schema arguments read off its meta().
+template <class Native, class... Rest>
+void call_native_impl(Native& op, const at::Tensor& out, const at::Tensor& self, Rest... rest) {
+  if constexpr (requires { op.impl(self, rest..., out); }) op.impl(self, rest..., out);
+  else op.impl(self, to_meta_arg(rest)..., out);
+}
+template <class F>
+struct NativeMeta;
+template <class C, class R, class... Rest>
+struct NativeMeta<R (C::*)(const at::Tensor&, Rest...)> {
+  template <class Native>
+  static void reg(torch::Library& m, const char* functional, const char* inplace, const char* out) {
+    register_structured<Native, &call_native_impl<Native, typename SchemaArg<Rest>::type...>,
+                        typename SchemaArg<Rest>::type...>(m, functional, inplace, out);
+  }
+};
+template <class Native>
+void register_native(torch::Library& m, const char* functional, const char* inplace, const char* out) {
+  NativeMeta<decltype(&Native::meta)>::template reg<Native>(m, functional, inplace, out);
 }
 
 }  // namespace torch_ocl

@@ -1,0 +1,137 @@
+// The macros an op table row is made of (kernels/pointwise_ops.cpp,
+// kernels/reduction_ops.cpp). A row names the kernel once; the macro
+// registers it with ATen's DispatchStub for PrivateUse1 and registers the
+// op's functional / in-place / out= overloads on the dispatcher, reusing
+// ATen's own structured impl (shapes, dtypes, promotion, out= checks).
+#pragma once
+
+#include <ATen/native/DispatchStub.h>
+#include <torch/library.h>
+
+#include <type_traits>
+
+#include "kernels/pointwise_engine.h"
+#include "kernels/structured.h"
+
+namespace torch_ocl {
+
+// A stub's extra arguments as the kernel's parameters.
+template <class P>
+c10::Scalar to_param(const P& p) {
+  if constexpr (std::is_enum_v<P>) return static_cast<int64_t>(p);
+  else return c10::Scalar(p);
+}
+
+// The PrivateUse1 kernel of a DispatchStub whose function type is Fn:
+// void(TensorIterator[Base]&, extra...) -> run_pointwise(iter, *Op, {extra...}).
+template <const PointwiseOp* Op, class Fn>
+struct PointwiseStub;
+template <const PointwiseOp* Op, class Iter, class... P>
+struct PointwiseStub<Op, void (*)(Iter&, P...)> {
+  static void fn(Iter& iter, P... p) { run_pointwise(iter, *Op, {to_param(p)...}); }
+};
+
+// An op whose structured meta we reuse but whose ATen impl is CPU/CUDA-only:
+// Impl runs `Op` over the meta's iterator; the Scalar/number arguments that
+// follow the tensors are the kernel's parameters.
+template <const PointwiseOp* Op, class... Rest>
+void meta_pointwise_impl(at::TensorIteratorBase& iter, const at::Tensor&, const at::Tensor&, Rest... rest) {
+  std::vector<c10::Scalar> params;
+  auto add = [&](const auto& v) {
+    using V = std::decay_t<decltype(v)>;
+    if constexpr (std::is_same_v<V, c10::Scalar> || std::is_arithmetic_v<V>) params.push_back(to_param(v));
+  };
+  (add(rest), ...);
+  TORCH_INTERNAL_ASSERT(params.size() <= 4);
+  c10::Scalar p[4];
+  for (size_t i = 0; i < params.size(); ++i) p[i] = params[i];
+  switch (params.size()) {
+    case 0: return run_pointwise(iter, *Op);
+    case 1: return run_pointwise(iter, *Op, {p[0]});
+    case 2: return run_pointwise(iter, *Op, {p[0], p[1]});
+    case 3: return run_pointwise(iter, *Op, {p[0], p[1], p[2]});
+    default: return run_pointwise(iter, *Op, {p[0], p[1], p[2], p[3]});
+  }
+}
+template <class F>
+struct MetaRest;
+template <class C, class R, class... Rest>
+struct MetaRest<R (C::*)(const at::Tensor&, Rest...)> {
+  template <class Meta, const PointwiseOp* Op>
+  static void reg(torch::Library& m, const char* functional, const char* inplace, const char* out) {
+    register_structured<Meta, &meta_pointwise_impl<Op, Rest...>, Rest...>(m, functional, inplace, out);
+  }
+};
+template <class Meta, const PointwiseOp* Op>
+void register_meta_pointwise(torch::Library& m, const char* functional, const char* inplace, const char* out) {
+  MetaRest<decltype(&Meta::meta)>::template reg<Meta, Op>(m, functional, inplace, out);
+}
+
+// A plain ATen native function (not structured) registered as it is, except
+// that dtypes without kernels (complex) go to the counted CPU fallback.
+template <auto Fn, class Sig = decltype(Fn)>
+struct GuardedNative;
+template <auto Fn, class R, class... A>
+struct GuardedNative<Fn, R (*)(A...)> {
+  static std::string& name() {
+    static std::string n;
+    return n;
+  }
+  template <class First, class... More>
+  static First&& first(First&& f, More&&...) { return std::forward<First>(f); }
+  template <class... All>
+  static decltype(auto) last(All&&... all) { return (std::forward<All>(all), ...); }
+  static R call(A... a) {
+    if (any_lacks_kernels(a...)) {
+      auto stack = run_fallback(name(), c10::impl::boxArgs<A...>(a...));
+      if constexpr (std::is_same_v<R, at::Tensor>) {
+        return stack[0].toTensor();
+      } else if constexpr (std::is_same_v<R, at::Tensor&>) {
+        // In-place ops return their first argument, out= ops their last.
+        using F = std::tuple_element_t<0, std::tuple<A...>>;
+        if constexpr (std::is_same_v<F, at::Tensor&>) return first(a...);
+        else return last(a...);
+      } else {
+        TORCH_CHECK(false, name(), ": no fallback for this return type");
+      }
+    }
+    return Fn(a...);
+  }
+};
+template <auto Fn>
+void register_guarded(torch::Library& m, const char* schema) {
+  GuardedNative<Fn>::name() = std::string("aten::") + schema;
+  m.impl(schema, TORCH_FN(GuardedNative<Fn>::call));
+}
+
+}  // namespace torch_ocl
+
+// A plain at::native function `fn` (cast to its signature where overloaded).
+#define OCL_NATIVE_FN(schema, ...) \
+  TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) { ::torch_ocl::register_guarded<__VA_ARGS__>(m, schema); }
+
+// The kernel `k_<id>` of stub `stub` (a pointwise op descriptor's fields
+// follow, as designated initialisers).
+#define OCL_POINTWISE_STUB(id, stub, ...)                                          \
+  constexpr ::torch_ocl::PointwiseOp k_##id{.name = #id, __VA_ARGS__};             \
+  namespace at::native {                                                           \
+  REGISTER_PRIVATEUSE1_DISPATCH(stub, (&::torch_ocl::PointwiseStub<&k_##id, decltype(stub)::FnPtr>::fn)) \
+  }
+
+// functional / in-place / out= of ATen's structured impl `Native` (in at::native).
+#define OCL_NATIVE_OP(Native, functional, inplace, out)                            \
+  TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {                                       \
+    ::torch_ocl::register_native<at::native::Native>(m, functional, inplace, out); \
+  }
+
+// The common row: op `id` with stub id_stub and ATen impl structured_id_out.
+#define OCL_UNARY(id, ...)                   \
+  OCL_POINTWISE_STUB(id, id##_stub, __VA_ARGS__) \
+  OCL_NATIVE_OP(structured_##id##_out, #id, #id "_", #id ".out")
+
+// An op whose ATen impl is CPU/CUDA-only: its meta (at::meta::Meta) + kernel k_<id>.
+#define OCL_META_POINTWISE(id, Meta, functional, inplace, out, ...)                      \
+  constexpr ::torch_ocl::PointwiseOp k_##id{.name = #id, __VA_ARGS__};                   \
+  TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {                                             \
+    ::torch_ocl::register_meta_pointwise<at::meta::Meta, &k_##id>(m, functional, inplace, out); \
+  }

@@ -1,0 +1,216 @@
+#include "kernels/pointwise_engine.h"
+
+#include <ATen/Dispatch.h>
+#include <ATen/OpMathType.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "backend/kernel_launch.h"
+#include "backend/program_cache.h"
+
+namespace torch_ocl {
+namespace {
+
+constexpr int kMaxPwOperands = 6;  // 2 outputs + 4 inputs
+// The strided kernels take their indexer by value; OpenCL 1.2 guarantees
+// 1024 bytes of kernel arguments, so the dims an indexer holds shrink with
+// its operand count (25, CUDA's limit, up to 3 tensors; 18 for 6).
+int max_dims(int ntensors) { return std::min(25, (1024 - 64) / 8 / (ntensors + 1)); }
+
+struct Operand {
+  c10::ScalarType dtype;
+  bool cpu_scalar;  // passed by value (a wrapped number or CPU 0-dim tensor)
+};
+
+const char* param_type(char kind, c10::ScalarType compute) {
+  switch (kind) {
+    case 'T': return "T";
+    case 'L': return "long";
+    case 'F': return compute == c10::kDouble ? "double" : "float";
+    default: TORCH_INTERNAL_ASSERT(false, "bad pointwise parameter kind ", kind);
+  }
+}
+
+const char* input_name(int i) {
+  static const char* names[] = {"a", "b", "c", "d"};
+  return names[i];
+}
+
+std::string generate(const PointwiseOp& op, c10::ScalarType compute, const std::vector<Operand>& operands,
+                     int noutputs, bool strided, int dims) {
+  const ClType& ct = cl_type(compute);
+  const bool is_float = c10::isFloatingType(compute), is_bool = compute == c10::kBool;
+  bool fp64 = compute == c10::kDouble;
+  for (const auto& o : operands) fp64 |= o.dtype == c10::kDouble;
+  std::string s;
+  if (fp64) s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+  s += std::string("#define T ") + ct.compute + "\n";
+  s += std::string("#define T_IS_FLOAT ") + (is_float ? "1" : "0") + "\n";
+  s += std::string("#define T_IS_BOOL ") + (is_bool ? "1" : "0") + "\n";
+  s += std::string("#define T_IS_INTEGRAL ") + (!is_float && !is_bool ? "1" : "0") + "\n";
+  s += std::string("#define T_IS_SIGNED ") + (is_float || c10::isSignedType(compute) ? "1" : "0") + "\n";
+  s += kernel_source("common");
+  s += kernel_source("pointwise_lib");
+  int ntensors = 0;
+  for (size_t k = 0; k < operands.size(); ++k) {
+    if (operands[k].cpu_scalar) continue;
+    const ClType& t = cl_type(operands[k].dtype);
+    const std::string id = std::to_string(k);
+    s += "#define ST" + id + " " + t.storage + "\n";
+    if (static_cast<int>(k) < noutputs)
+      s += "#define STORE" + id + "(p, i, v) " + t.store + "\n";
+    else
+      s += "#define LOAD" + id + "(p, i) " + t.load + "\n";
+    ++ntensors;
+  }
+  if (strided)
+    s += "typedef struct { long ndim; long sizes[" + std::to_string(dims) + "]; long strides[" +
+         std::to_string(ntensors) + "][" + std::to_string(dims) + "]; } PwIndexer;\n";
+  s += "__kernel void pw(long n_";
+  if (strided) s += ", PwIndexer ix_";
+  for (size_t k = 0; k < operands.size(); ++k) {
+    const std::string id = std::to_string(k);
+    if (operands[k].cpu_scalar)
+      s += ", T s" + id + "_";
+    else
+      s += ", __global char* buf" + id + "_, ulong boff" + id + "_";
+  }
+  for (size_t p = 0; op.params[p]; ++p)
+    s += std::string(", ") + param_type(op.params[p], compute) + " p" + std::to_string(p);
+  s += ") {\n  const long i_ = get_global_id(0);\n  if (i_ >= n_) return;\n";
+  // Element offsets of the tensor operands.
+  int t = 0;
+  for (size_t k = 0; k < operands.size(); ++k)
+    if (!operands[k].cpu_scalar) s += "  long off" + std::to_string(k) + "_ = " + (strided ? "0" : "i_") + ";\n";
+  if (strided) {
+    s += "  long r_ = i_;\n  for (int d_ = 0; d_ < ix_.ndim; ++d_) {\n"
+         "    const long idx_ = r_ % ix_.sizes[d_];\n    r_ /= ix_.sizes[d_];\n";
+    for (size_t k = 0; k < operands.size(); ++k)
+      if (!operands[k].cpu_scalar)
+        s += "    off" + std::to_string(k) + "_ += idx_ * ix_.strides[" + std::to_string(t++) + "][d_];\n";
+    s += "  }\n";
+  }
+  for (size_t k = noutputs; k < operands.size(); ++k) {
+    const std::string id = std::to_string(k);
+    s += std::string("  const T ") + input_name(static_cast<int>(k) - noutputs) + " = ";
+    s += operands[k].cpu_scalar ? "s" + id + "_;\n"
+                                : "(T)(LOAD" + id + "(PTR(ST" + id + ", buf" + id + "_, boff" + id + "_), off" + id + "_));\n";
+  }
+  const char* expr = (!is_float && op.int_expr) ? op.int_expr : op.expr;
+  for (int k = 0; k < noutputs; ++k) {
+    const std::string id = std::to_string(k);
+    s += "  STORE" + id + "(PTR(ST" + id + ", buf" + id + "_, boff" + id + "_), off" + id + "_, (" +
+         (k == 0 ? expr : op.expr2) + "));\n";
+  }
+  s += "}\n";
+  return s;
+}
+
+// The kernel's parameter value for kind `kind`.
+void push_param(Launch& launch, char kind, const c10::Scalar& v, c10::ScalarType compute) {
+  switch (kind) {
+    case 'T': launch.scalar(v, compute); break;
+    case 'L': launch.value<cl_long>(v.toLong()); break;
+    case 'F':
+      if (compute == c10::kDouble) launch.value<cl_double>(v.toDouble());
+      else launch.value<cl_float>(static_cast<float>(v.toDouble()));
+      break;
+  }
+}
+
+// The value of a CPU scalar operand, in the compute type's math type.
+c10::Scalar cpu_scalar_value(at::TensorIteratorBase& iter, int arg, c10::ScalarType compute) {
+  c10::Scalar v;
+  AT_DISPATCH_ALL_TYPES_AND3(c10::kHalf, c10::kBFloat16, c10::kBool, compute, "pointwise scalar", [&] {
+    using opmath_t = at::opmath_type<scalar_t>;
+    v = c10::Scalar(iter.original_scalar_value<opmath_t>(arg));
+  });
+  return v;
+}
+
+}  // namespace
+
+void check_op_dtype(const PointwiseOp& op, c10::ScalarType dtype) {
+  const uint8_t cls = c10::isFloatingType(dtype) ? kFloating : dtype == c10::kBool ? kBoolean : kIntegral;
+  TORCH_CHECK_NOT_IMPLEMENTED((op.dtypes & cls) != 0, "\"", op.name, "\" not implemented for '",
+                              c10::toString(dtype), "'");
+}
+
+void run_pointwise(at::TensorIteratorBase& iter, const PointwiseOp& op,
+                   std::initializer_list<c10::Scalar> params,
+                   std::optional<c10::ScalarType> compute_opt) {
+  const int noutputs = op.expr2 ? 2 : 1;
+  TORCH_INTERNAL_ASSERT(iter.noutputs() == noutputs && iter.ninputs() == op.ninputs,
+                        "pointwise op ", op.name, ": iterator has ", iter.noutputs(), " outputs and ",
+                        iter.ninputs(), " inputs");
+  TORCH_INTERNAL_ASSERT(params.size() == std::strlen(op.params), "pointwise op ", op.name,
+                        ": wrong number of parameters");
+  const c10::ScalarType compute =
+      compute_opt ? *compute_opt
+      : op.compute_operand >= 0 ? iter.dtype(op.compute_operand)
+                                : iter.maybe_common_dtype().value_or(iter.dtype(noutputs));
+  check_op_dtype(op, compute);
+  if (iter.numel() == 0) return;
+  const auto device = iter.device().index();
+  check_dtype_supported(compute, device);
+
+  const int nops = iter.ntensors();
+  std::vector<Operand> operands(nops);
+  bool contiguous = iter.ndim() <= 1;
+  int ntensors = 0;
+  uint64_t lo = static_cast<uint64_t>(compute);
+  for (int k = 0; k < nops; ++k) {
+    operands[k] = {iter.dtype(k), k >= noutputs && iter.is_cpu_scalar(k)};
+    if (!operands[k].cpu_scalar) {
+      check_dtype_supported(operands[k].dtype, device);
+      ++ntensors;
+      if (iter.ndim() == 1) contiguous &= iter.strides(k)[0] == static_cast<int64_t>(iter.element_size(k));
+    }
+    lo |= static_cast<uint64_t>(static_cast<int>(operands[k].dtype) | (operands[k].cpu_scalar << 6)) << (7 + 7 * k);
+  }
+  const bool strided = !contiguous;
+  lo |= static_cast<uint64_t>(strided) << 63;
+  const int dims = max_dims(ntensors);
+  if (strided)
+    TORCH_CHECK(iter.ndim() <= dims, "torch_ocl: ", op.name, " handles at most ", dims,
+                " non-coalescable dims with ", ntensors, " tensors, got ", iter.ndim());
+
+  CachedKernel& kernel = cached_kernel(
+      device, {reinterpret_cast<uint64_t>(&op), lo}, [&] {
+        GeneratedKernel g{std::string("pw_") + op.name, generate(op, compute, operands, noutputs, strided, dims), "pw"};
+        if (std::getenv("TORCH_OCL_DUMP_KERNELS")) fprintf(stderr, "%s\n", g.source.c_str());
+        return g;
+      });
+  Launch launch(device, kernel);
+  const int64_t n = iter.numel();
+  launch.value<cl_long>(n);
+  if (strided) {
+    std::array<int64_t, 1 + 25 + kMaxPwOperands * 25> ix{};
+    ix[0] = iter.ndim();
+    for (int d = 0; d < iter.ndim(); ++d) ix[1 + d] = iter.shape()[d];
+    int t = 0;
+    for (int k = 0; k < nops; ++k) {
+      if (operands[k].cpu_scalar) continue;
+      for (int d = 0; d < iter.ndim(); ++d)
+        ix[1 + dims + t * dims + d] = iter.strides(k)[d] / static_cast<int64_t>(iter.element_size(k));
+      ++t;
+    }
+    launch.raw(sizeof(int64_t) * (1 + dims + ntensors * dims), ix.data());
+  }
+  for (int k = 0; k < nops; ++k) {
+    if (operands[k].cpu_scalar)
+      launch.scalar(cpu_scalar_value(iter, k, compute), compute);
+    else
+      launch.tensor(iter.tensor_base(k));
+  }
+  size_t p = 0;
+  for (const auto& v : params) push_param(launch, op.params[p++], v, compute);
+  launch.run_items(static_cast<size_t>(n));
+}
+
+}  // namespace torch_ocl

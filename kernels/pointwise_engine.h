@@ -1,0 +1,59 @@
+// The pointwise kernel generator (PyTorch's jiterator is the model). An op is
+// a descriptor: an OpenCL C expression over its inputs and parameters. The
+// generator writes one small program per (op, operand dtypes, compute dtype,
+// scalar operands, contiguous or strided), builds it once through the
+// program cache, and launches it over a built TensorIterator. Loads cast from
+// each operand's own dtype and stores cast to each output's, so mixed dtypes
+// cost no extra launches. The op table is kernels/pointwise_ops.cpp.
+#pragma once
+
+#include <ATen/TensorIterator.h>
+#include <c10/core/Scalar.h>
+
+#include <initializer_list>
+
+namespace torch_ocl {
+
+// The compute dtypes an op has kernels for, as the CPU's AT_DISPATCH list;
+// any other raises NotImplementedError like the CPU.
+enum DtypeSet : uint8_t {
+  kFloating = 1,  // half, bfloat16, float, double
+  kIntegral = 2,  // every signed and unsigned integer type
+  kBoolean = 4,
+  kIntegralAndBool = kIntegral | kBoolean,
+  kNumbers = kFloating | kIntegral,
+  kAllTypes = kFloating | kIntegral | kBoolean,
+};
+
+// Inside `expr`:
+//   a, b, c, d   the inputs, converted to the compute type T
+//   p0 .. p3     the parameters (kinds below)
+//   T            the compute type: float for half/bfloat16/float, double,
+//                the integer type itself, uchar for bool; T_IS_FLOAT,
+//                T_IS_INTEGRAL, T_IS_BOOL, T_IS_SIGNED are defined to 0/1
+//   helpers from kernels/pointwise_lib.cl
+struct PointwiseOp {
+  const char* name;                 // in errors and program labels
+  const char* expr;                 // output 0
+  int ninputs = 1;                  // 1..4
+  uint8_t dtypes = kAllTypes;       // see DtypeSet
+  const char* int_expr = nullptr;   // for integral/bool T (nullptr: expr)
+  const char* params = "";          // one char per parameter: 'T' compute type,
+                                    // 'L' int64, 'F' float (double when T is)
+  const char* expr2 = nullptr;      // output 1, for two-output ops
+  int compute_operand = -1;         // the operand whose dtype is T (-1: the
+                                    // iterator's common dtype, else input 0's)
+};
+
+// Runs `op` over `iter` (outputs first, then inputs). The compute dtype is
+// `compute` if given, else op.compute_operand's dtype if set, else the
+// iterator's common dtype, else the first input's.
+// CPU scalar operands are passed by value.
+void run_pointwise(at::TensorIteratorBase& iter, const PointwiseOp& op,
+                   std::initializer_list<c10::Scalar> params = {},
+                   std::optional<c10::ScalarType> compute = std::nullopt);
+
+// Raises the CPU's NotImplementedError when `op` has no kernel for `dtype`.
+void check_op_dtype(const PointwiseOp& op, c10::ScalarType dtype);
+
+}  // namespace torch_ocl
