@@ -6,7 +6,7 @@
 #include <map>
 #include <memory>
 
-#include "allocator/device_allocator.h"
+#include "backend/device_ptr.h"
 #include "backend/program_cache.h"
 #include "backend/runtime.h"
 

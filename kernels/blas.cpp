@@ -14,7 +14,7 @@
 #include <map>
 #include <mutex>
 
-#include "allocator/device_allocator.h"
+#include "backend/device_ptr.h"
 #include "backend/fallback.h"
 #include "backend/kernel_launch.h"
 #include "backend/runtime.h"
