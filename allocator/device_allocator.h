@@ -3,24 +3,16 @@
 // range, so a block's data pointer is base + offset: unique, with meaningful
 // arithmetic, never dereferenced on the host. resolve_device_ptr() turns a
 // data pointer back into (cl_mem, byte offset) for a kernel launch.
+// Include direction: allocator/ -> backend/ (runtime, cl_check, device_ptr);
+// backend/ never includes allocator/ headers.
 #pragma once
 
 #include <c10/core/CachingDeviceAllocator.h>
 
 #include "backend/cl_check.h"
+#include "backend/device_ptr.h"  // DeviceBuffer, resolve_device_ptr, device_of_ptr, pinned host
 
 namespace torch_ocl {
-
-struct DeviceBuffer {
-  cl_mem buffer = nullptr;
-  size_t offset = 0;      // bytes from the start of `buffer`
-  size_t capacity = 0;    // bytes of `buffer` from `offset` on
-};
-
-// (cl_mem, offset) of any pointer inside a live segment; raises otherwise.
-DeviceBuffer resolve_device_ptr(const void* ptr);
-// The device whose virtual range holds `ptr`, or -1.
-c10::DeviceIndex device_of_ptr(const void* ptr);
 
 // The allocator registered for PrivateUse1 (c10::GetAllocator(PrivateUse1)).
 c10::DeviceAllocator* device_allocator();
@@ -37,10 +29,5 @@ struct AllocatorSnapshot {
   size_t reserved_bytes = 0, allocated_bytes = 0;
 };
 AllocatorSnapshot allocator_snapshot(c10::DeviceIndex device);
-
-// The pinned host allocator: page-locked host memory from the OpenCL driver
-// (CL_MEM_ALLOC_HOST_PTR, mapped), for pin_memory() and non_blocking copies.
-c10::Allocator* pinned_host_allocator();
-bool is_pinned_host_ptr(const void* ptr);
 
 }  // namespace torch_ocl

@@ -5,7 +5,7 @@
 #include <map>
 #include <mutex>
 
-#include "allocator/device_allocator.h"
+#include "backend/device_ptr.h"
 #include "backend/runtime.h"
 
 namespace torch_ocl {

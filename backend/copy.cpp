@@ -1,14 +1,16 @@
 #include "backend/copy.h"
 
 #include <ATen/TensorIterator.h>
-#include <ATen/native/Resize.h>
+#include <ATen/ops/_conj.h>
+#include <ATen/ops/_neg_view.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_strided.h>
+#include <ATen/ops/view_as_real.h>
 #include <c10/core/DeviceGuard.h>
-#include <torch/library.h>
 
-#include "allocator/device_allocator.h"
+#include "backend/device_ptr.h"
 #include "backend/kernel_launch.h"
 #include "backend/runtime.h"
-#include "backend/storage_resize.h"
 
 namespace torch_ocl {
 namespace {
@@ -63,19 +65,6 @@ at::Tensor with_bits_of(const at::Tensor& src, at::Tensor host) {
   return src.is_neg() ? at::_neg_view(host) : host;
 }
 
-void copy_device_to_host(const at::Tensor& dst, const at::Tensor& src, bool non_blocking) {
-  c10::DeviceGuard guard(src.device());
-  at::Tensor dev = dense(src) ? src : src.contiguous();
-  if (dst.scalar_type() == dev.scalar_type() && dst.sizes() == dev.sizes() &&
-      dst.strides() == dev.strides() && dense(dst)) {
-    read_bytes(dev, dst.mutable_data_ptr(), dst.nbytes(), !(non_blocking && dst.is_pinned()));
-    return;
-  }
-  at::Tensor host = at::empty_strided(dev.sizes(), dev.strides(), dst.options().dtype(dev.scalar_type()));
-  read_bytes(dev, host.mutable_data_ptr(), host.nbytes(), true);
-  dst.copy_(host);
-}
-
 // Copies where either side has a lazy conj/neg bit, or that cast to or from
 // a complex dtype (the kernels have no complex arithmetic): the stored values
 // come to the host, the CPU applies the bits and the cast, and the result is
@@ -105,6 +94,19 @@ bool needs_host(const at::Tensor& dst, const at::Tensor& src) {
 }
 
 }  // namespace
+
+void copy_device_to_host(const at::Tensor& dst, const at::Tensor& src, bool non_blocking) {
+  c10::DeviceGuard guard(src.device());
+  at::Tensor dev = dense(src) ? src : src.contiguous();
+  if (dst.scalar_type() == dev.scalar_type() && dst.sizes() == dev.sizes() &&
+      dst.strides() == dev.strides() && dense(dst)) {
+    read_bytes(dev, dst.mutable_data_ptr(), dst.nbytes(), !(non_blocking && dst.is_pinned()));
+    return;
+  }
+  at::Tensor host = at::empty_strided(dev.sizes(), dev.strides(), dst.options().dtype(dev.scalar_type()));
+  read_bytes(dev, host.mutable_data_ptr(), host.nbytes(), true);
+  dst.copy_(host);
+}
 
 void copy_device_to_device(const at::Tensor& dst, const at::Tensor& src) {
   if (dst.numel() == 0) return;
@@ -167,66 +169,6 @@ at::Tensor copy_from(const at::Tensor& src, const at::Tensor& dst, bool non_bloc
     copy_device_to_host(dst, s, non_blocking);
   }
   return dst;
-}
-
-void resize_storage_bytes(c10::StorageImpl* storage, size_t new_bytes) {
-  TORCH_CHECK(storage->resizable(), "Trying to resize storage that is not resizable");
-  const size_t old_bytes = storage->nbytes();
-  if (new_bytes == old_bytes) return;
-  const c10::Device device = storage->data_ptr().device();
-  c10::DeviceGuard guard(device);
-  c10::DataPtr fresh = storage->allocator()->allocate(new_bytes);
-  const size_t keep = std::min(old_bytes, new_bytes);
-  if (keep > 0 && storage->data() != nullptr) {
-    const DeviceBuffer d = resolve_device_ptr(fresh.get()), s = resolve_device_ptr(storage->data());
-    OCL_CHECK(clEnqueueCopyBuffer(current_queue(device.index()), s.buffer, d.buffer, s.offset,
-                                  d.offset, keep, 0, nullptr, nullptr));
-  }
-  storage->set_data_ptr_noswap(std::move(fresh));
-  storage->set_nbytes(new_bytes);
-}
-
-namespace {
-
-at::Tensor copy_from_op(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
-  return copy_from(self, dst, non_blocking);
-}
-
-at::Tensor copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {
-  at::native::resize_output(dst, self.sizes());
-  return copy_from(self, dst, false);
-}
-
-c10::Scalar local_scalar_dense(const at::Tensor& self) {
-  TORCH_CHECK(self.numel() > 0, "_local_scalar_dense: empty tensor");
-  at::Tensor host = at::empty({}, self.options().device(c10::kCPU));
-  copy_device_to_host(host, self.reshape({}), false);
-  return at::_local_scalar_dense(host);
-}
-
-}  // namespace
-
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("_copy_from", TORCH_FN(copy_from_op));
-  m.impl("_copy_from_and_resize", TORCH_FN(copy_from_and_resize));
-  m.impl("_local_scalar_dense", TORCH_FN(local_scalar_dense));
-}
-
-}  // namespace torch_ocl
-
-namespace torch_ocl {
-
-// The Conjugate and Negative keys' boxed fallbacks would materialise a
-// conj/neg `self` of _copy_from with clone(), and clone() copies through
-// _copy_from again: an endless recursion. copy_from() resolves the lazy bits
-// itself, so these keys pass _copy_from straight through to it.
-TORCH_LIBRARY_IMPL(aten, Conjugate, m) {
-  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
-  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
-}
-TORCH_LIBRARY_IMPL(aten, Negative, m) {
-  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
-  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
 }
 
 }  // namespace torch_ocl

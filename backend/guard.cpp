@@ -1,11 +1,11 @@
 // DeviceGuardImplInterface for PrivateUse1: current device and stream,
 // events (cl_event markers) and stream synchronization.
+#include <c10/core/CachingDeviceAllocator.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
 #include <chrono>
 #include <thread>
 
-#include "allocator/device_allocator.h"
 #include "backend/runtime.h"
 
 namespace torch_ocl {
@@ -93,7 +93,8 @@ struct OclGuardImpl final : public c10::impl::DeviceGuardImplInterface {
     synchronize_device(device_index);
   }
   void recordDataPtrOnStream(const c10::DataPtr& data_ptr, const c10::Stream& stream) const override {
-    device_allocator()->recordStream(data_ptr, stream);
+    // The allocator registered for PrivateUse1 (allocator/), through c10's registry.
+    c10::getDeviceAllocator(kType)->recordStream(data_ptr, stream);
   }
 };
 

@@ -9,7 +9,7 @@
 #include <optional>
 #include <unordered_map>
 
-#include "allocator/device_allocator.h"
+#include "backend/device_ptr.h"
 #include "backend/program_cache.h"
 #include "backend/runtime.h"
 

@@ -11,13 +11,11 @@
 #include <c10/core/DeviceGuard.h>
 #include <clblast.h>
 
-#include <map>
-#include <mutex>
-
-#include "allocator/device_allocator.h"
+#include "backend/device_ptr.h"
 #include "backend/fallback.h"
 #include "backend/kernel_launch.h"
 #include "backend/runtime.h"
+#include "backend/scratch_buffer.h"
 #include "kernels/structured.h"
 
 namespace torch_ocl {
@@ -67,29 +65,6 @@ Operand operand(const at::Tensor& t) {
   return op;
 }
 
-// A reusable CLBlast temp buffer per (device, stream): queues are in-order.
-// CLBlast uses it from offset 0, so it is a cl_mem of its own, not a block of
-// an allocator segment (whose neighbours it would overwrite).
-cl_mem gemm_temp_buffer(c10::Stream stream, size_t bytes) {
-  struct Temp {
-    cl_mem mem = nullptr;
-    size_t size = 0;
-  };
-  static std::mutex mutex;
-  static auto* buffers = new std::map<std::pair<int, int64_t>, Temp>();
-  std::lock_guard<std::mutex> lock(mutex);
-  Temp& t = (*buffers)[{stream.device_index(), stream.id()}];
-  if (t.size < bytes) {
-    if (t.mem) clReleaseMemObject(t.mem);  // released once queued work is done
-    cl_int err = CL_SUCCESS;
-    t.mem = clCreateBuffer(device_info(stream.device_index()).context, CL_MEM_READ_WRITE, bytes, nullptr, &err);
-    TORCH_CHECK_WITH(OutOfMemoryError, err == CL_SUCCESS, "torch_ocl: cannot allocate the ", bytes,
-                     "-byte CLBlast temp buffer: clCreateBuffer failed: ", cl_error_name(err));
-    t.size = bytes;
-  }
-  return t.mem;
-}
-
 void check_same_dtype(const at::Tensor& a, const at::Tensor& b) {
   TORCH_CHECK(a.scalar_type() == b.scalar_type(), "expected m1 and m2 to have the same dtype, but got: ",
               a.scalar_type(), " != ", b.scalar_type());
@@ -120,11 +95,13 @@ void gemm_typed(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b,
                                                  A.offset, A.ld, B.offset, B.ld, C.offset, C.ld, &queue,
                                                  temp),
                   "GemmTempBufferSize");
-    cl_mem temp_buffer = temp ? gemm_temp_buffer(stream, temp) : nullptr;
+    // CLBlast uses its temp buffer from offset 0: a scratch cl_mem, not an
+    // allocator block (whose neighbours it would overwrite).
+    const ScratchBuffer temp_buffer = temp ? stream_scratch(stream, temp) : ScratchBuffer();
     check_clblast(clblast::Gemm<T>(clblast::Layout::kRowMajor, A.trans, B.trans, m, n, k,
                                    static_cast<T>(alpha), A.buffer, A.offset, A.ld, B.buffer, B.offset,
                                    B.ld, static_cast<T>(beta), C.buffer, C.offset, C.ld, &queue,
-                                   nullptr, temp_buffer),
+                                   nullptr, temp_buffer.get()),
                   "Gemm");
   } else {
     check_clblast(clblast::GemmStridedBatched<T>(
