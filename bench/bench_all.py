@@ -6,12 +6,22 @@
      the CPU (and on CUDA when torch.cuda.is_available()).
   b. Elementwise add bandwidth: c = a + b on ocl (3 tensors of traffic) vs
      clEnqueueCopyBuffer of the same nbytes (2 buffers of traffic).
-  c. Host latency of a small add (no synchronize per op, one at the end) on
-     ocl vs the CPU (and CUDA).
+  c. Host latency of small ops (add, relu, sum of 1000 float32; no synchronize
+     per op, one at the end) on ocl vs the CPU (and CUDA).
+  d. Elementwise bandwidth (float32, 1M and 16M elements): a + b, relu(a),
+     a.clone(), a.t() + b.t() in GB/s vs two raw baselines measured in the same
+     run: clEnqueueCopyBuffer and the best of several raw OpenCL copy kernels.
+  e. Reduction bandwidth: a.sum() (1M, 16M) and a.sum(dim=0|1) of a square
+     matrix, GB/s of bytes read, vs the same copy baselines.
+  f. Compile time of pointwise programs: first call in a fresh process with an
+     empty TORCH_OCL_CACHE_DIR (cold disk), in a second fresh process with the
+     now-filled cache (warm disk), and a second call in-process (warm memory).
 
-Ratios are "ocl / baseline" in time: > 1 means ocl is slower. The ocl
-timings run under torch.ocl.fallback_mode('error'), so an op without a native
-kernel raises instead of silently running on the CPU.
+Ratios in a-c are "ocl / baseline" in time: > 1 means ocl is slower; in d-e
+they are "ocl GB/s / baseline GB/s": < 1 means ocl is slower. The ocl timings
+run under torch.ocl.fallback_mode('error'), so an op without a native kernel
+raises instead of silently running on the CPU; in c-f such an op is reported
+as "not native" and the script goes on.
 
 Run (after the build), from the repository root:
     PYTHONPATH=plugin_api/python python bench/bench_all.py [--quick] [--json out.json]
@@ -21,7 +31,10 @@ import argparse
 import json
 import os
 import platform
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 
 import torch
@@ -83,6 +96,27 @@ def check_no_fallback(what):
     stats = torch.ocl.fallback_stats()
     if stats:
         raise RuntimeError(f"{what}: ops ran through the CPU fallback: {stats}")
+
+
+class NotNative(Exception):
+    """An ocl op that has no native kernel (or failed) in this build."""
+
+
+def run_native(what, fn):
+    """fn() under fallback_mode('error'); NotNative instead of a fallback or an error."""
+    try:
+        with ocl_native():
+            out = fn()
+        torch.ocl.synchronize()
+    except RuntimeError as e:
+        msg = str(e).split("\n")[0]
+        if "no native ocl kernel" in msg:
+            raise NotNative("not native") from None
+        raise NotNative(f"error: {msg[:120]}") from None
+    stats = torch.ocl.fallback_stats()
+    if stats:
+        raise NotNative(f"not native (fallback: {', '.join(stats)})")
+    return out
 
 
 # a. matrix multiply ------------------------------------------------------------
@@ -148,30 +182,218 @@ def bench_add_bandwidth(numel, target_s, min_iters, has_cuda):
 
 # c. per-op host latency ------------------------------------------------------------
 
+LATENCY_OPS = {  # name -> fn(a, b); device work is negligible at 1000 elements
+    "add": lambda x, y: x + y,
+    "relu": lambda x, y: torch.relu(x),
+    "sum": lambda x, y: x.sum(),
+}
+
+
 def bench_latency(numel, iters, has_cuda):
     a_cpu, b_cpu = torch.randn(numel), torch.randn(numel)
     a, b = a_cpu.to(OCL), b_cpu.to(OCL)
 
-    def measure(x, y, sync):
+    def measure(f, x, y, sync):
         for _ in range(max(50, iters // 10)):  # warm-up (kernel compile, allocator)
-            x + y
-        return min(time_per_call(lambda: x + y, sync, iters) for _ in range(REPEATS))
+            f(x, y)
+        return min(time_per_call(lambda: f(x, y), sync, iters) for _ in range(REPEATS))
 
-    with ocl_native():
-        t_ocl = measure(a, b, _sync_ocl)
-    check_no_fallback("latency")
-    t_cpu = measure(a_cpu, b_cpu, _sync_none)
-    res = {"numel": numel, "iters": iters, "ocl_us": t_ocl * 1e6, "cpu_us": t_cpu * 1e6,
-           "ratio_ocl_cpu": t_ocl / t_cpu}
-    if has_cuda:
-        t_cu = measure(a_cpu.cuda(), b_cpu.cuda(), _sync_cuda)
-        res.update(cuda_us=t_cu * 1e6, ratio_ocl_cuda=t_ocl / t_cu)
+    rows = []
+    for name, f in LATENCY_OPS.items():
+        row = {"op": name, "numel": numel, "iters": iters}
+        try:
+            t_ocl = run_native(f"latency {name}", lambda: measure(f, a, b, _sync_ocl))
+            row["ocl_us"] = t_ocl * 1e6
+        except NotNative as e:
+            t_ocl, row["ocl_status"] = None, str(e)
+        t_cpu = measure(f, a_cpu, b_cpu, _sync_none)
+        row["cpu_us"] = t_cpu * 1e6
+        if t_ocl:
+            row["ratio_ocl_cpu"] = t_ocl / t_cpu
+        if has_cuda:
+            t_cu = measure(f, a_cpu.cuda(), b_cpu.cuda(), _sync_cuda)
+            row["cuda_us"] = t_cu * 1e6
+            if t_ocl:
+                row["ratio_ocl_cuda"] = t_ocl / t_cu
+        rows.append(row)
+    return rows
+
+
+# d./e. bandwidth of elementwise ops and reductions against raw copies ----------------
+
+def copy_baselines(nbytes, target_s):
+    """GB/s (2 x nbytes: read + write) of clEnqueueCopyBuffer and of each raw copy kernel."""
+    def measure(f):
+        est = f(1)  # includes one warm-up call
+        iters = int(max(1, min(10000, target_s / REPEATS / max(est, 1e-7))))
+        return min(f(iters) for _ in range(REPEATS))
+
+    res = {"nbytes": nbytes}
+    t = measure(lambda k: _bench.copy_buffer_seconds(0, nbytes, k))
+    res["copy_buffer_gbps"] = 2 * nbytes / t / 1e9
+    kernels = {}
+    for v in _bench.copy_kernel_variants():
+        t = measure(lambda k, v=v: _bench.copy_kernel_seconds(0, v, nbytes, k))
+        kernels[v] = 2 * nbytes / t / 1e9
+    res["copy_kernels_gbps"] = kernels
+    res["best_kernel"] = max(kernels, key=kernels.get)
+    res["best_kernel_gbps"] = kernels[res["best_kernel"]]
     return res
+
+
+# name -> (make inputs from numel on a device, fn, tensors of traffic counted)
+def _vec(n, dev):
+    return torch.randn(n, device="cpu").to(dev), torch.randn(n, device="cpu").to(dev)
+
+
+def _square(n, dev):
+    side = int(round(n ** 0.5))
+    assert side * side == n, n
+    return (torch.randn(side, side).to(dev), torch.randn(side, side).to(dev))
+
+
+ELEMENTWISE_OPS = {
+    "a + b": (_vec, lambda a, b: a + b, 3),
+    "relu(a)": (_vec, lambda a, b: torch.relu(a), 2),
+    "a.clone()": (_vec, lambda a, b: a.clone(), 2),
+    "a.t() + b.t()": (_square, lambda a, b: a.t() + b.t(), 3),
+}
+REDUCTION_OPS = {  # counted as 1 tensor read (the output is 1 element or one row)
+    "a.sum()": (_vec, lambda a, b: a.sum(), 1),
+    "a.sum(dim=0)": (_square, lambda a, b: a.sum(dim=0), 1),
+    "a.sum(dim=1)": (_square, lambda a, b: a.sum(dim=1), 1),
+}
+
+
+def bench_bandwidth(ops, numels, baselines, target_s, has_cuda, cpu_ref):
+    rows = []
+    for numel in numels:
+        nbytes = numel * 4
+        base = baselines[nbytes]
+        for name, (make, f, ntensors) in ops.items():
+            row = {"op": name, "numel": numel, "nbytes": nbytes, "tensors_counted": ntensors}
+            if make is _square:
+                side = int(round(numel ** 0.5))
+                row["shape"] = f"{side}x{side}"
+            traffic = ntensors * nbytes
+            a, b = make(numel, OCL)
+            try:
+                t, iters = run_native(name, lambda: adaptive(lambda: f(a, b), _sync_ocl,
+                                                             target_s, 1, 10000))
+                gbps = traffic / t / 1e9
+                row.update(iters=iters, ocl_s=t, ocl_gbps=gbps,
+                           ratio_vs_best_copy=gbps / base["best_kernel_gbps"],
+                           ratio_vs_copy_buffer=gbps / base["copy_buffer_gbps"])
+            except NotNative as e:
+                row["ocl_status"] = str(e)
+            del a, b
+            if cpu_ref:
+                a, b = make(numel, "cpu")
+                t, _ = adaptive(lambda: f(a, b), _sync_none, target_s / 2, 1, 10000)
+                row["cpu_gbps"] = traffic / t / 1e9
+                del a, b
+            if has_cuda:
+                a, b = make(numel, "cuda")
+                t, _ = adaptive(lambda: f(a, b), _sync_cuda, target_s / 2, 1, 100000)
+                row["cuda_gbps"] = traffic / t / 1e9
+                del a, b
+            rows.append(row)
+            print(f"  {name} {numel} done", file=sys.stderr, flush=True)
+    return rows
+
+
+# f. compile time of pointwise programs ---------------------------------------------
+
+COMPILE_OPS = {  # name -> fn(x, y); distinct programs on float32 and float16
+    "exp": lambda x, y: torch.exp(x),
+    "add": lambda x, y: x + y,
+    "sigmoid": lambda x, y: torch.sigmoid(x),
+    "sum": lambda x, y: x.sum(),
+}
+COMPILE_DTYPES = {"float32": torch.float32, "float16": torch.float16}
+
+
+def _program_stats():
+    f = getattr(torch_ocl._C, "program_cache_stats", None)
+    return dict(f()) if f else None
+
+
+def compile_child(dtypes):
+    """Runs in a fresh process: first and second call of each op; prints JSON."""
+    out = {"import_cache_dir": torch.ocl.cache_dir() if hasattr(torch.ocl, "cache_dir") else None,
+           "ops": []}
+    inputs = {}
+    for dt in dtypes:  # inputs made (and the device initialised) before any timing
+        inputs[dt] = tuple(torch.rand(4096).to(COMPILE_DTYPES[dt]).to(OCL) for _ in range(2))
+    torch.ocl.synchronize()
+    out["stats_start"] = _program_stats()
+    for dt in dtypes:
+        x, y = inputs[dt]
+        for name, f in COMPILE_OPS.items():
+            row = {"op": name, "dtype": dt}
+            before = _program_stats()
+            try:
+                t0 = time.perf_counter()
+                run_native(name, lambda: f(x, y))  # synchronizes
+                row["first_ms"] = (time.perf_counter() - t0) * 1e3
+                t0 = time.perf_counter()
+                run_native(name, lambda: f(x, y))
+                row["second_ms"] = (time.perf_counter() - t0) * 1e3
+            except NotNative as e:
+                row["status"] = str(e)
+            after = _program_stats()
+            if before is not None:
+                row["stats_delta"] = {k: after[k] - before[k] for k in after}
+            out["ops"].append(row)
+    out["stats_end"] = _program_stats()
+    print("COMPILE_JSON " + json.dumps(out))
+
+
+def bench_compile(dtypes):
+    tmp = tempfile.mkdtemp(prefix="torch_ocl_bench_cache_")
+    # The driver's own caches are pointed into the same empty folder, so that
+    # "cold" is cold for the OpenCL compiler too: PoCL keeps built kernels in
+    # POCL_CACHE_DIR (default ~/.cache/pocl), NVIDIA in CUDA_CACHE_PATH.
+    env = dict(os.environ, TORCH_OCL_CACHE_DIR=os.path.join(tmp, "torch_ocl"),
+               POCL_CACHE_DIR=os.path.join(tmp, "pocl"),
+               CUDA_CACHE_PATH=os.path.join(tmp, "nv"))
+    runs = []
+    try:
+        for label in ("cold_disk", "warm_disk"):
+            t0 = time.perf_counter()
+            p = subprocess.run([sys.executable, os.path.abspath(__file__), "--compile-child",
+                                ",".join(dtypes)], env=env, capture_output=True, text=True,
+                               timeout=600)
+            wall = time.perf_counter() - t0
+            line = [l for l in p.stdout.splitlines() if l.startswith("COMPILE_JSON ")]
+            if p.returncode != 0 or not line:
+                raise RuntimeError(f"compile child ({label}) failed, rc {p.returncode}:\n"
+                                   f"{p.stdout[-2000:]}\n{p.stderr[-2000:]}")
+            r = json.loads(line[0][len("COMPILE_JSON "):])
+            r.update(label=label, process_wall_s=wall)
+            runs.append(r)
+            print(f"  compile {label} done ({wall:.1f} s)", file=sys.stderr, flush=True)
+        n_files = sum(len(fs) for _, _, fs in os.walk(env["TORCH_OCL_CACHE_DIR"]))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    cold, warm = runs
+    rows = []
+    for c, w in zip(cold["ops"], warm["ops"]):
+        row = {"op": c["op"], "dtype": c["dtype"]}
+        if "first_ms" in c and "first_ms" in w:
+            row.update(cold_disk_ms=c["first_ms"], warm_disk_ms=w["first_ms"],
+                       warm_memory_ms=min(c["second_ms"], w["second_ms"]))
+        else:
+            row["status"] = c.get("status") or w.get("status")
+        if "stats_delta" in c:
+            row["cold_stats"], row["warm_stats"] = c["stats_delta"], w["stats_delta"]
+        rows.append(row)
+    return {"cache_dir_files": n_files, "rows": rows, "runs": runs}
 
 
 # report ----------------------------------------------------------------------------
 
-def print_report(meta, mm, bw, lat, has_cuda):
+def print_report(meta, mm, bw, lat, has_cuda):  # sections a-c
     print(f"device      : {meta['device_name']} ({meta['platform']})")
     print(f"torch       : {meta['torch']}  python {meta['python']}  cpu threads {meta['cpu_threads']}")
     print(f"host load   : {meta['loadavg_start']:.2f} at start, {meta['loadavg_end']:.2f} at end "
@@ -212,12 +434,86 @@ def print_report(meta, mm, bw, lat, has_cuda):
               f"{bw['cuda_add_gbps']:8.1f} GB/s")
     print(f"   ratio raw GB/s / ocl GB/s = {bw['ratio_bw_raw_over_ocl']:.2f}  (>1 = ocl add slower)")
     print()
-    print(f"c. host latency of a small add ({lat['numel']} float32, {lat['iters']} ops per loop, "
-          f"one synchronize at the end)")
-    print(f"   ocl {lat['ocl_us']:8.2f} us/op   cpu {lat['cpu_us']:8.2f} us/op   "
-          f"ratio ocl/cpu = {lat['ratio_ocl_cpu']:.2f}")
+    print(f"c. host latency of small ops ({lat[0]['numel']} float32, {lat[0]['iters']} ops per "
+          f"loop, one synchronize at the end; ratio = time ocl / time cpu)")
+    hdr = f"   {'op':<6} {'ocl us/op':>10} {'cpu us/op':>10} {'ocl/cpu':>8}"
     if has_cuda:
-        print(f"   cuda {lat['cuda_us']:7.2f} us/op   ratio ocl/cuda = {lat['ratio_ocl_cuda']:.2f}")
+        hdr += f" {'cuda us/op':>10} {'ocl/cuda':>8}"
+    print(hdr)
+    for r in lat:
+        ocl = f"{r['ocl_us']:>10.2f}" if "ocl_us" in r else f"{'-':>10}"
+        rat = f"{r['ratio_ocl_cpu']:>8.2f}" if "ratio_ocl_cpu" in r else f"{'-':>8}"
+        line = f"   {r['op']:<6} {ocl} {r['cpu_us']:>10.2f} {rat}"
+        if has_cuda:
+            rc = f"{r['ratio_ocl_cuda']:>8.2f}" if "ratio_ocl_cuda" in r else f"{'-':>8}"
+            line += f" {r['cuda_us']:>10.2f} {rc}"
+        if "ocl_status" in r:
+            line += f"   ocl: {r['ocl_status']}"
+        print(line)
+
+
+def print_baselines(baselines):
+    print("   copy baselines (GB/s counted as 2 x nbytes: read + write):")
+    for nbytes, b in sorted(baselines.items()):
+        kern = "  ".join(f"{k} {v:.2f}" for k, v in sorted(b["copy_kernels_gbps"].items()))
+        print(f"     {nbytes // 4:>9} float32: clEnqueueCopyBuffer {b['copy_buffer_gbps']:7.2f}   "
+              f"best kernel copy {b['best_kernel_gbps']:7.2f} ({b['best_kernel']})")
+        print(f"       kernels: {kern}")
+
+
+def print_bandwidth(title, rows, has_cuda, cpu_ref):
+    print(title)
+    hdr = (f"   {'op':<14} {'numel':>9} {'shape':>9} {'x':>2} | {'ocl GB/s':>9} {'/best':>6} "
+           f"{'/copybuf':>8}")
+    if cpu_ref:
+        hdr += f" | {'cpu GB/s':>8}"
+    if has_cuda:
+        hdr += f" | {'cuda GB/s':>9}"
+    print(hdr)
+    print("   " + "-" * (len(hdr) - 3))
+    for r in rows:
+        line = f"   {r['op']:<14} {r['numel']:>9} {r.get('shape', ''):>9} {r['tensors_counted']:>2} | "
+        if "ocl_gbps" in r:
+            line += (f"{r['ocl_gbps']:>9.2f} {r['ratio_vs_best_copy']:>6.2f} "
+                     f"{r['ratio_vs_copy_buffer']:>8.2f}")
+        else:
+            line += f"{r['ocl_status'][:25]:>25}"
+        if cpu_ref:
+            line += f" | {r['cpu_gbps']:>8.2f}"
+        if has_cuda:
+            line += f" | {r['cuda_gbps']:>9.1f}"
+        print(line)
+
+
+def print_compile(comp):
+    print("f. compile time of pointwise programs: ms for the first call of each op (kernel build "
+          "included, synchronized)")
+    print("   cold disk = fresh process, empty TORCH_OCL_CACHE_DIR; warm disk = second fresh "
+          "process, same cache dir;")
+    print("   warm memory = second call in the same process")
+    have_stats = any("cold_stats" in r for r in comp["rows"])
+    hdr = f"   {'op':<8} {'dtype':<8} {'cold disk':>10} {'warm disk':>10} {'warm mem':>9}"
+    if have_stats:
+        hdr += "   programs compiled/disk hits (cold | warm)"
+    print(hdr)
+    for r in comp["rows"]:
+        line = f"   {r['op']:<8} {r['dtype']:<8} "
+        if "cold_disk_ms" in r:
+            line += f"{r['cold_disk_ms']:>10.1f} {r['warm_disk_ms']:>10.1f} {r['warm_memory_ms']:>9.3f}"
+        else:
+            line += f"{r['status'][:31]:>31}"
+        if have_stats and "cold_stats" in r:
+            c, w = r["cold_stats"], r["warm_stats"]
+            line += f"   {c['compiles']}/{c['disk_hits']} | {w['compiles']}/{w['disk_hits']}"
+        print(line)
+    cold, warm = comp["runs"]
+    if cold.get("stats_end") is not None:
+        print(f"   program cache totals: cold process {cold['stats_end']}, "
+              f"warm process {warm['stats_end']}")
+    else:
+        print("   (torch_ocl._C.program_cache_stats not available in this build)")
+    print(f"   process wall time (import + device init + all ops): cold {cold['process_wall_s']:.1f} s, "
+          f"warm {warm['process_wall_s']:.1f} s; {comp['cache_dir_files']} files in TORCH_OCL_CACHE_DIR")
 
 
 def main():
@@ -226,17 +522,27 @@ def main():
     p.add_argument("--json", metavar="PATH", help="also write the numbers as JSON")
     p.add_argument("--sizes", type=int, nargs="+", help="override the mm sizes")
     p.add_argument("--no-cuda", action="store_true", help="skip the CUDA columns")
+    p.add_argument("--no-cpu-bw", action="store_true",
+                   help="skip the CPU reference columns of sections d and e")
+    p.add_argument("--compile-child", metavar="DTYPES", help=argparse.SUPPRESS)  # internal (f.)
     args = p.parse_args()
 
+    if args.compile_child:
+        compile_child(args.compile_child.split(","))
+        return
     if not torch.ocl.is_available():
         sys.exit("no ocl device")
     has_cuda = (not args.no_cuda) and torch.cuda.is_available()
+    cpu_ref = not args.no_cpu_bw
+    bw_numels = [1 << 20, 1 << 24]  # 1M and 16M float32 (4 and 64 MiB per tensor)
     if args.quick:
         sizes, target_s, min_iters = [64, 256, 1024], 0.3, 1
-        add_numel, lat_iters = 4 << 20, 500
+        add_numel, lat_iters, bw_target_s = 4 << 20, 500, 0.1
     else:
         sizes, target_s, min_iters = [64, 128, 256, 512, 1024, 2048], 2.0, REPEATS
-        add_numel, lat_iters = 16 << 20, 2000
+        add_numel, lat_iters, bw_target_s = 16 << 20, 2000, 0.7
+    # --quick: float32 only (a truly cold PoCL build of one pointwise program takes ~7 s here)
+    compile_dtypes = ["float32"] if args.quick else list(COMPILE_DTYPES)
     if args.sizes:
         sizes = args.sizes
 
@@ -244,25 +550,59 @@ def main():
     meta = {"device_name": torch.ocl.get_device_name(), "platform": props.platform,
             "driver": props.driver_version, "torch": torch.__version__,
             "python": platform.python_version(), "cpu_threads": torch.get_num_threads(),
-            "quick": args.quick}
+            "quick": args.quick, "torch_ocl_file": torch_ocl.__file__,
+            "cache_dir": torch.ocl.cache_dir()}
     if has_cuda:
         meta["cuda_device"] = torch.cuda.get_device_name()
     print(f"device: {meta['device_name']}", file=sys.stderr, flush=True)
 
     meta["loadavg_start"] = os.getloadavg()[0]
     t0 = time.perf_counter()
-    mm = bench_mm(sizes, target_s, min_iters, has_cuda)
-    bw = bench_add_bandwidth(add_numel, target_s, min_iters, has_cuda)
-    lat = bench_latency(1000, lat_iters, has_cuda)
+    section_s = meta["section_s"] = {}
+
+    def section(key, fn):
+        t = time.perf_counter()
+        r = fn()
+        section_s[key] = time.perf_counter() - t
+        print(f"  section {key}: {section_s[key]:.1f} s", file=sys.stderr, flush=True)
+        return r
+
+    mm = section("a", lambda: bench_mm(sizes, target_s, min_iters, has_cuda))
+    bw = section("b", lambda: bench_add_bandwidth(add_numel, target_s, min_iters, has_cuda))
+    lat = section("c", lambda: bench_latency(1000, lat_iters, has_cuda))
+    baselines = section("copy", lambda: {n * 4: copy_baselines(n * 4, bw_target_s)
+                                         for n in bw_numels})
+    elem = section("d", lambda: bench_bandwidth(ELEMENTWISE_OPS, bw_numels, baselines,
+                                                bw_target_s, has_cuda, cpu_ref))
+    red = section("e", lambda: bench_bandwidth(REDUCTION_OPS, bw_numels, baselines, bw_target_s,
+                                               has_cuda, cpu_ref))
+    comp = section("f", lambda: bench_compile(compile_dtypes))
     meta["wall_s"] = time.perf_counter() - t0
     meta["loadavg_end"] = os.getloadavg()[0]
     meta["repeats"] = REPEATS
 
+    print(f"torch_ocl   : {meta['torch_ocl_file']}")
     print_report(meta, mm, bw, lat, has_cuda)
-    print(f"\n(total {meta['wall_s']:.1f} s)")
+    print()
+    print("d./e. ratios: /best = ocl GB/s / best raw kernel copy GB/s, /copybuf = ocl GB/s / "
+          "clEnqueueCopyBuffer GB/s (< 1 = ocl slower)")
+    print_baselines(baselines)
+    print()
+    print_bandwidth("d. elementwise bandwidth, float32 (x = tensors of traffic counted, each "
+                    "numel x 4 bytes)", elem, has_cuda, cpu_ref)
+    print()
+    print_bandwidth("e. reduction bandwidth, float32 (GB/s of bytes read: 1 x numel x 4)", red,
+                    has_cuda, cpu_ref)
+    print()
+    print_compile(comp)
+    print(f"\n(total {meta['wall_s']:.1f} s; per section: "
+          + ", ".join(f"{k} {v:.1f}" for k, v in section_s.items()) + ")")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"meta": meta, "mm": mm, "add_bandwidth": bw, "latency": lat}, f, indent=2)
+            json.dump({"meta": meta, "mm": mm, "add_bandwidth": bw, "latency": lat,
+                       "copy_baselines": {str(k): v for k, v in baselines.items()},
+                       "elementwise_bandwidth": elem, "reduction_bandwidth": red,
+                       "compile": comp}, f, indent=2)
         print(f"wrote {args.json}")
 
 

@@ -1,11 +1,17 @@
 // torch_ocl._bench: the raw baselines bench/ compares the backend against,
 // timed on the same device: a direct CLBlast SGEMM on plain cl_mem buffers
-// and clEnqueueCopyBuffer. Nothing here goes through PyTorch.
+// clEnqueueCopyBuffer, and hand-written OpenCL copy kernels (built here with
+// clBuildProgram, not through torch_ocl's program cache). Nothing here goes
+// through PyTorch.
 #include <torch/extension.h>
 
 #include <clblast.h>
 
+#include <algorithm>
 #include <chrono>
+#include <map>
+#include <mutex>
+#include <string>
 #include <vector>
 
 #include "backend/runtime.h"
@@ -68,9 +74,122 @@ double copy_buffer_seconds(int device, size_t bytes, int iters) {
   });
 }
 
+// Raw copy kernels: what the best plain copy kernel reaches on the device, the
+// ceiling for an elementwise kernel (the driver's clEnqueueCopyBuffer may use
+// a DMA engine or memcpy that no kernel can match, or may be slower than one).
+const char* kCopySource = R"CLC(
+__kernel void copy_f1(__global const float* restrict src, __global float* restrict dst) {
+  const size_t i = get_global_id(0);
+  dst[i] = src[i];
+}
+__kernel void copy_f4(__global const float* restrict src, __global float* restrict dst) {
+  const size_t i = get_global_id(0);
+  vstore4(vload4(i, src), i, dst);
+}
+__kernel void copy_f4_grid(__global const float* restrict src, __global float* restrict dst,
+                           const ulong n4) {
+  const size_t stride = get_global_size(0);
+  for (size_t i = get_global_id(0); i < n4; i += stride) vstore4(vload4(i, src), i, dst);
+}
+__kernel void copy_f4_chunk(__global const float* restrict src, __global float* restrict dst,
+                            const ulong n4) {
+  const size_t per = (n4 + get_global_size(0) - 1) / get_global_size(0);
+  const size_t begin = get_global_id(0) * per;
+  const size_t end = min((size_t)n4, begin + per);
+  for (size_t i = begin; i < end; ++i) vstore4(vload4(i, src), i, dst);
+}
+)CLC";
+
+// A variant: its kernel, and either one work item per float / float4
+// (groups_per_cu == 0, driver-chosen work-group size), or a fixed grid of
+// groups_per_cu x compute_units work groups of 256 items looping over the data:
+// grid-stride (work item i copies float4s i, i + grid, ...: coalesced on a
+// GPU) or chunked (each work item copies one contiguous range: what suits a
+// CPU device such as PoCL, which runs a work group's items one after another).
+struct CopyVariant {
+  const char* kernel;
+  size_t floats_per_item;
+  size_t groups_per_cu;
+};
+const std::map<std::string, CopyVariant>& copy_variants() {
+  static const std::map<std::string, CopyVariant> v = {
+      {"float", {"copy_f1", 1, 0}},
+      {"float4", {"copy_f4", 4, 0}},
+      {"float4_grid", {"copy_f4_grid", 4, 16}},
+      {"float4_chunk", {"copy_f4_chunk", 4, 4}},
+  };
+  return v;
+}
+
+cl_program copy_program(const DeviceInfo& d) {
+  static std::mutex mu;
+  static std::map<cl_device_id, cl_program> programs;  // kept for the process
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = programs.find(d.id);
+  if (it != programs.end()) return it->second;
+  cl_int err = CL_SUCCESS;
+  cl_program p = clCreateProgramWithSource(d.context, 1, &kCopySource, nullptr, &err);
+  OCL_CHECK(err);
+  err = clBuildProgram(p, 1, &d.id, "-cl-std=CL1.2", nullptr, nullptr);
+  if (err != CL_SUCCESS) {
+    size_t len = 0;
+    clGetProgramBuildInfo(p, d.id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &len);
+    std::string log(len, '\0');
+    clGetProgramBuildInfo(p, d.id, CL_PROGRAM_BUILD_LOG, len, log.data(), nullptr);
+    clReleaseProgram(p);
+    TORCH_CHECK(false, "raw copy kernels failed to build: ", log);
+  }
+  programs[d.id] = p;
+  return p;
+}
+
+// Seconds per launch of copy kernel `variant` copying `bytes` (a multiple of
+// 16) from one buffer to another, after one warm-up launch.
+double copy_kernel_seconds(int device, const std::string& variant, size_t bytes, int iters) {
+  const DeviceInfo& d = device_info(static_cast<c10::DeviceIndex>(device));
+  auto vit = copy_variants().find(variant);
+  TORCH_CHECK(vit != copy_variants().end(), "unknown copy kernel variant ", variant);
+  const CopyVariant& v = vit->second;
+  TORCH_CHECK(bytes % 16 == 0 && bytes > 0, "copy_kernel_seconds: bytes must be a multiple of 16");
+  Buffers b(d);
+  cl_mem src = b.add(d, bytes), dst = b.add(d, bytes);
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(copy_program(d), v.kernel, &err);
+  OCL_CHECK(err);
+  struct Release {
+    cl_kernel k;
+    ~Release() { clReleaseKernel(k); }
+  } release{k};
+  OCL_CHECK(clSetKernelArg(k, 0, sizeof(cl_mem), &src));
+  OCL_CHECK(clSetKernelArg(k, 1, sizeof(cl_mem), &dst));
+  const size_t items = bytes / 4 / v.floats_per_item;
+  size_t global = items;
+  size_t local = 0;  // 0: let the driver choose
+  if (v.groups_per_cu) {
+    const cl_ulong n4 = items;
+    OCL_CHECK(clSetKernelArg(k, 2, sizeof(cl_ulong), &n4));
+    local = std::min<size_t>(256, d.max_work_group_size);
+    global = std::max<size_t>(1, d.compute_units) * v.groups_per_cu * local;
+    global = std::min(global, (items + local - 1) / local * local);
+  }
+  return seconds_per_call(b.queue, iters, [&] {
+    OCL_CHECK(clEnqueueNDRangeKernel(b.queue, k, 1, nullptr, &global, local ? &local : nullptr,
+                                     0, nullptr, nullptr));
+  });
+}
+
+std::vector<std::string> copy_kernel_variants() {
+  std::vector<std::string> names;
+  for (const auto& [name, v] : copy_variants()) names.push_back(name);
+  return names;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_bench, m) {
   m.def("clblast_sgemm_seconds", &clblast_sgemm_seconds, "seconds per direct CLBlast SGEMM call");
   m.def("copy_buffer_seconds", &copy_buffer_seconds, "seconds per clEnqueueCopyBuffer call");
+  m.def("copy_kernel_seconds", &copy_kernel_seconds,
+        "seconds per launch of a raw OpenCL copy kernel variant (bytes: multiple of 16)");
+  m.def("copy_kernel_variants", &copy_kernel_variants, "names of the raw copy kernel variants");
 }
