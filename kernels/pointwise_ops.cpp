@@ -136,6 +136,7 @@
 #include <ATen/ops/trunc_native.h>
 #include <ATen/ops/where_native.h>
 #include <ATen/ops/xlogy_native.h>
+#include <ATen/ExpandUtils.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/pow.h>
 #include <ATen/ops/result_type.h>
@@ -513,3 +514,30 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("log_sigmoid_backward", TORCH_FN(log_sigmoid_backward));
   m.impl("log_sigmoid_backward.grad_input", TORCH_FN(log_sigmoid_backward_out));
 }
+
+// masked_fill_: ATen's impls are CPU/CUDA-only; self = mask ? value : self.
+namespace {
+constexpr PointwiseOp k_masked_fill{.name = "masked_fill", .expr = "b != (T)0 ? p0 : a", .ninputs = 2,
+                                    .params = "T", .compute_operand = 0};
+Tensor& masked_fill_scalar(Tensor& self, const Tensor& mask, const Scalar& value) {
+  TORCH_CHECK(mask.scalar_type() == at::kBool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
+              mask.scalar_type());
+  auto iter = at::TensorIteratorConfig()
+                  .set_check_mem_overlap(false)
+                  .check_all_same_dtype(false)
+                  .resize_outputs(false)
+                  .add_output(self)
+                  .add_const_input(self)
+                  .add_const_input(*at::expand_inplace(self, mask))
+                  .build();
+  run_pointwise(iter, k_masked_fill, {value});
+  return self;
+}
+Tensor& masked_fill_tensor(Tensor& self, const Tensor& mask, const Tensor& value) {
+  TORCH_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
+              value.dim(), " dimension(s).");
+  return masked_fill_scalar(self, mask, value.item());
+}
+}  // namespace
+OCL_NATIVE_FN("masked_fill_.Scalar", &masked_fill_scalar)
+OCL_NATIVE_FN("masked_fill_.Tensor", &masked_fill_tensor)

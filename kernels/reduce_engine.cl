@@ -1,0 +1,151 @@
+// The generic reduction kernels (kernels/reduce_engine.cpp writes the
+// #defines this file is specialised with):
+//   IN_ST, IN_LOAD(p, i)       the input's storage type and load (to T)
+//   T                          the input's compute type
+//   ACC_T                      the accumulator (a scalar or a struct)
+//   RED_INIT                   an ACC_T holding the identity
+//   RED_STEP(acc, x, idx)      folds input value x (idx: its index along the
+//                              reduced dims) into acc
+//   RED_COMBINE(acc, other)    folds another accumulator into acc
+//   OUT0_ST, OUT0_STORE(p, i, acc) [, OUT1_ST, OUT1_STORE]  project and store
+//   T_IS_FLOAT, T_LOWEST, T_HIGHEST, ACC (the accumulation type of T)
+//   NOUT                       1 or 2
+// The index space: kept dims (one result each) and reduced dims, both in
+// TensorIterator order (dim 0 fastest); strides in elements.
+
+#define KDIMS 12
+#define RDIMS 12
+typedef struct {
+  long n_kept, n_red;
+  long kept_sizes[KDIMS], kept_in[KDIMS], kept_out0[KDIMS], kept_out1[KDIMS];
+  long red_sizes[RDIMS], red_in[RDIMS];
+} RedIndexer;
+
+inline void kept_offsets(const RedIndexer* ix, long o, long* in_off, long* out0, long* out1) {
+  *in_off = 0; *out0 = 0; *out1 = 0;
+  for (int d = 0; d < ix->n_kept; ++d) {
+    const long i = o % ix->kept_sizes[d];
+    o /= ix->kept_sizes[d];
+    *in_off += i * ix->kept_in[d];
+    *out0 += i * ix->kept_out0[d];
+    *out1 += i * ix->kept_out1[d];
+  }
+}
+
+inline long red_offset(const RedIndexer* ix, long r) {
+  long off = 0;
+  for (int d = 0; d < ix->n_red; ++d) {
+    off += (r % ix->red_sizes[d]) * ix->red_in[d];
+    r /= ix->red_sizes[d];
+  }
+  return off;
+}
+
+// A macro, not a function: projections may use the kernel's parameters.
+#if NOUT == 2
+#define STORE_RESULT(o0b, o0o, o1b, o1o, out0, out1, acc)  \
+  OUT0_STORE(PTR(OUT0_ST, o0b, o0o), out0, acc);            \
+  OUT1_STORE(PTR(OUT1_ST, o1b, o1o), out1, acc)
+#else
+#define STORE_RESULT(o0b, o0o, o1b, o1o, out0, out1, acc) OUT0_STORE(PTR(OUT0_ST, o0b, o0o), out0, acc)
+#endif
+
+inline bool red_isnan(T x) {
+#if T_IS_FLOAT
+  return isnan(x);
+#else
+  return false;
+#endif
+}
+// NaN-propagating max/min folds (as the CPU: a NaN wins).
+#define FOLD_MAX(a, x) if (red_isnan(x) || (x) > (a)) (a) = (x);
+#define FOLD_MIN(a, x) if (red_isnan(x) || (x) < (a)) (a) = (x);
+// Accumulators of the ops that are not a plain ACC or T.
+typedef struct { ACC mean, m2, n; } Welford;
+typedef struct { T v; long i; } ValueIndex;
+typedef struct { T mn, mx; } MinMax;
+
+// One work item per result: for many results over short or strided
+// reductions (neighbouring items read neighbouring memory).
+__kernel void reduce_items(RedIndexer ix, long out_numel, long red_numel, __global char* ib, ulong io,
+                           __global char* o0b, ulong o0o, __global char* o1b, ulong o1o PARAMS_DECL) {
+  const long o = get_global_id(0);
+  if (o >= out_numel) return;
+  long base, out0, out1;
+  kept_offsets(&ix, o, &base, &out0, &out1);
+  __global IN_ST* in = PTR(IN_ST, ib, io);
+  ACC_T acc = RED_INIT;
+  if (ix.n_red == 1) {
+    const long s = ix.red_in[0];
+    for (long r = 0; r < red_numel; ++r) RED_STEP(acc, (T)IN_LOAD(in, base + r * s), r);
+  } else {
+    for (long r = 0; r < red_numel; ++r) RED_STEP(acc, (T)IN_LOAD(in, base + red_offset(&ix, r)), r);
+  }
+  STORE_RESULT(o0b, o0o, o1b, o1o, out0, out1, acc);
+}
+
+// One work group per (result, chunk): the group's items stride over the
+// chunk [g * chunk, ...) and combine in local memory. With groups_per_out
+// G > 1 the accumulators go to `partial` for reduce_partials.
+__kernel void reduce_groups(RedIndexer ix, long out_numel, long red_numel, long G, long chunk,
+                            __global char* ib, ulong io, __global char* o0b, ulong o0o,
+                            __global char* o1b, ulong o1o, __global char* pb, ulong po,
+                            __local ACC_T* scratch PARAMS_DECL) {
+  const long lid = get_local_id(0), lsize = get_local_size(0);
+  __global IN_ST* in = PTR(IN_ST, ib, io);
+  __global ACC_T* partial = PTR(ACC_T, pb, po);
+  for (long w = get_group_id(0); w < out_numel * G; w += get_num_groups(0)) {
+    const long o = w / G, g = w % G;
+    long base, out0, out1;
+    kept_offsets(&ix, o, &base, &out0, &out1);
+    const long r0 = g * chunk, r1 = min(red_numel, r0 + chunk);
+    ACC_T acc = RED_INIT;
+    if (ix.n_red == 1) {
+      const long s = ix.red_in[0];
+      for (long r = r0 + lid; r < r1; r += lsize) RED_STEP(acc, (T)IN_LOAD(in, base + r * s), r);
+    } else {
+      for (long r = r0 + lid; r < r1; r += lsize) RED_STEP(acc, (T)IN_LOAD(in, base + red_offset(&ix, r)), r);
+    }
+    scratch[lid] = acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (long s = lsize / 2; s > 0; s >>= 1) {
+      if (lid < s) {
+        ACC_T a = scratch[lid];
+        RED_COMBINE(a, scratch[lid + s]);
+        scratch[lid] = a;
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+      if (G > 1) partial[w] = scratch[0];
+      else { STORE_RESULT(o0b, o0o, o1b, o1o, out0, out1, scratch[0]); }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+
+// Second pass: one work group per result combines its G partial accumulators.
+__kernel void reduce_partials(RedIndexer ix, long out_numel, long G, __global char* pb, ulong po,
+                              __global char* o0b, ulong o0o, __global char* o1b, ulong o1o,
+                              __local ACC_T* scratch PARAMS_DECL) {
+  const long lid = get_local_id(0), lsize = get_local_size(0);
+  __global ACC_T* partial = PTR(ACC_T, pb, po);
+  for (long o = get_group_id(0); o < out_numel; o += get_num_groups(0)) {
+    long base, out0, out1;
+    kept_offsets(&ix, o, &base, &out0, &out1);
+    ACC_T acc = RED_INIT;
+    for (long g = lid; g < G; g += lsize) RED_COMBINE(acc, partial[o * G + g]);
+    scratch[lid] = acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (long s = lsize / 2; s > 0; s >>= 1) {
+      if (lid < s) {
+        ACC_T a = scratch[lid];
+        RED_COMBINE(a, scratch[lid + s]);
+        scratch[lid] = a;
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) { STORE_RESULT(o0b, o0o, o1b, o1o, out0, out1, scratch[0]); }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}

@@ -1,0 +1,190 @@
+#include "kernels/reduce_engine.h"
+
+#include <ATen/ops/empty.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <string>
+
+#include "backend/kernel_launch.h"
+#include "backend/program_cache.h"
+#include "backend/runtime.h"
+
+namespace torch_ocl {
+namespace {
+
+constexpr int kDims = 12;  // KDIMS / RDIMS in kernels/reduce_engine.cl
+struct RedIndexer {
+  int64_t n_kept = 0, n_red = 0;
+  int64_t kept_sizes[kDims] = {}, kept_in[kDims] = {}, kept_out0[kDims] = {}, kept_out1[kDims] = {};
+  int64_t red_sizes[kDims] = {}, red_in[kDims] = {};
+};
+
+enum class Mode : int { Items = 0, Groups = 1, Partials = 2 };
+
+const char* lowest(c10::ScalarType t) {
+  switch (t) {
+    case c10::kBool: case c10::kByte: case c10::kUInt16: case c10::kUInt32: case c10::kUInt64: return "0";
+    case c10::kChar: return "CHAR_MIN";
+    case c10::kShort: return "SHRT_MIN";
+    case c10::kInt: return "INT_MIN";
+    case c10::kLong: return "LONG_MIN";
+    default: return "(-INFINITY)";
+  }
+}
+const char* highest(c10::ScalarType t) {
+  switch (t) {
+    case c10::kBool: return "1";
+    case c10::kByte: return "UCHAR_MAX";
+    case c10::kUInt16: return "USHRT_MAX";
+    case c10::kUInt32: return "UINT_MAX";
+    case c10::kUInt64: return "ULONG_MAX";
+    case c10::kChar: return "CHAR_MAX";
+    case c10::kShort: return "SHRT_MAX";
+    case c10::kInt: return "INT_MAX";
+    case c10::kLong: return "LONG_MAX";
+    default: return "INFINITY";
+  }
+}
+
+// Bytes of the accumulator on the device (OpenCL C struct layout).
+size_t acc_bytes(const char* acc_type, c10::ScalarType in) {
+  const size_t t = c10::isFloatingType(in) && in != c10::kDouble ? 4 : c10::elementSize(in);
+  const size_t acc = in == c10::kDouble || !c10::isFloatingType(in) ? 8 : 4;
+  const std::string a = acc_type;
+  if (a == "ACC") return acc;
+  if (a == "T") return t;
+  if (a == "Welford") return 3 * acc;
+  if (a == "ValueIndex") return 16;
+  if (a == "MinMax") return 2 * t;
+  TORCH_INTERNAL_ASSERT(false, "unknown accumulator ", acc_type);
+}
+
+std::string generate(const ReduceOp& op, c10::ScalarType in, c10::ScalarType out0, c10::ScalarType out1,
+                     int nout) {
+  const ClType& ti = cl_type(in);
+  std::string s;
+  if (in == c10::kDouble || out0 == c10::kDouble || (nout == 2 && out1 == c10::kDouble))
+    s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+  s += std::string("#define T ") + ti.compute + "\n#define ACC " + ti.acc + "\n";
+  s += std::string("#define T_IS_FLOAT ") + (c10::isFloatingType(in) ? "1" : "0") + "\n";
+  s += std::string("#define T_LOWEST ((T)") + lowest(in) + ")\n#define T_HIGHEST ((T)" + highest(in) + ")\n";
+  s += kernel_source("common");
+  s += std::string("#define IN_ST ") + ti.storage + "\n#define IN_LOAD(p, i) " + ti.load + "\n";
+  s += std::string("#define ACC_T ") + op.acc_type + "\n";
+  s += std::string("#define RED_INIT (") + op.init + ")\n";
+  s += std::string("#define RED_STEP(acc, x, idx) { ") + op.step + " }\n";
+  s += std::string("#define RED_COMBINE(acc, other) { ") + op.combine + " }\n";
+  s += "#define NOUT " + std::to_string(nout) + "\n";
+  const ClType& t0 = cl_type(out0);
+  s += std::string("#define OUT0_ST ") + t0.storage + "\n#define OUT0_RAW(p, i, v) " + t0.store +
+       "\n#define OUT0_STORE(p_, i_, acc) OUT0_RAW(p_, i_, (" + op.project0 + "))\n";
+  if (nout == 2) {
+    const ClType& t1 = cl_type(out1);
+    s += std::string("#define OUT1_ST ") + t1.storage + "\n#define OUT1_RAW(p, i, v) " + t1.store +
+         "\n#define OUT1_STORE(p_, i_, acc) OUT1_RAW(p_, i_, (" + op.project1 + "))\n";
+  }
+  s += "#define PARAMS_DECL";
+  for (size_t p = 0; op.params[p]; ++p)
+    s += std::string(op.params[p] == 'L' ? ", long p" : (std::strcmp(ti.acc, "double") == 0 ? ", double p" : ", float p")) +
+         std::to_string(p);
+  s += "\n";
+  s += kernel_source("reduce_engine");
+  return s;
+}
+
+void push_params(Launch& launch, const ReduceOp& op, std::initializer_list<c10::Scalar> params,
+                 c10::ScalarType in) {
+  size_t p = 0;
+  for (const auto& v : params) {
+    if (op.params[p++] == 'L') launch.value<cl_long>(v.toLong());
+    else if (in == c10::kDouble) launch.value<cl_double>(v.toDouble());
+    else launch.value<cl_float>(static_cast<float>(v.toDouble()));
+  }
+}
+
+}  // namespace
+
+void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initializer_list<c10::Scalar> params) {
+  const int nout = op.project1 ? 2 : 1;
+  TORCH_INTERNAL_ASSERT(iter.noutputs() == nout && iter.ninputs() == 1, "reduction ", op.name,
+                        ": iterator has ", iter.noutputs(), " outputs and ", iter.ninputs(), " inputs");
+  TORCH_INTERNAL_ASSERT(params.size() == std::strlen(op.params));
+  if (iter.numel() == 0) return;
+  const auto device = iter.device().index();
+  const c10::ScalarType in = iter.dtype(nout), out0 = iter.dtype(0), out1 = nout == 2 ? iter.dtype(1) : out0;
+  for (auto t : {in, out0, out1}) check_dtype_supported(t, device);
+
+  RedIndexer ix;
+  int64_t out_numel = 1, red_numel = 1;
+  for (int d = 0; d < iter.ndim(); ++d) {
+    const int64_t size = iter.shape()[d];
+    auto elems = [&](int k) { return iter.strides(k)[d] / static_cast<int64_t>(iter.element_size(k)); };
+    if (iter.strides(0)[d] == 0 && size > 1) {
+      TORCH_CHECK(ix.n_red < kDims, "torch_ocl: reductions handle at most ", kDims, " reduced dims");
+      ix.red_sizes[ix.n_red] = size;
+      ix.red_in[ix.n_red++] = elems(nout);
+      red_numel *= size;
+    } else if (size > 1) {
+      TORCH_CHECK(ix.n_kept < kDims, "torch_ocl: reductions handle at most ", kDims, " kept dims");
+      ix.kept_sizes[ix.n_kept] = size;
+      ix.kept_in[ix.n_kept] = elems(nout);
+      ix.kept_out0[ix.n_kept] = elems(0);
+      ix.kept_out1[ix.n_kept++] = nout == 2 ? elems(1) : 0;
+      out_numel *= size;
+    }
+  }
+  // Reductions along contiguous memory: a work group per result; along
+  // strided memory with many results: a work item per result.
+  const bool contiguous_reduction = ix.n_red > 0 && ix.red_in[0] == 1;
+  const Mode mode = red_numel <= 16 || (!contiguous_reduction && out_numel >= 64) ? Mode::Items : Mode::Groups;
+
+  const uint64_t key_lo = static_cast<uint64_t>(in) | static_cast<uint64_t>(out0) << 8 |
+                          static_cast<uint64_t>(out1) << 16;
+  auto kernel_for = [&](Mode m) -> CachedKernel& {
+    static const char* names[] = {"reduce_items", "reduce_groups", "reduce_partials"};
+    return cached_kernel(device, {reinterpret_cast<uint64_t>(&op), key_lo | static_cast<uint64_t>(m) << 24}, [&] {
+      return GeneratedKernel{std::string("reduce_") + op.name, generate(op, in, out0, out1, nout),
+                             names[static_cast<int>(m)]};
+    });
+  };
+  const at::TensorBase& input = iter.tensor_base(nout);
+  const at::TensorBase& o0 = iter.tensor_base(0);
+  const at::TensorBase& o1 = nout == 2 ? iter.tensor_base(1) : iter.tensor_base(0);
+
+  if (mode == Mode::Items) {
+    Launch launch(device, kernel_for(Mode::Items));
+    launch.raw(sizeof(ix), &ix).value<cl_long>(out_numel).value<cl_long>(red_numel);
+    launch.tensor(input).tensor(o0).tensor(o1);
+    push_params(launch, op, params, in);
+    launch.run_items(static_cast<size_t>(out_numel));
+    return;
+  }
+  CachedKernel& groups = kernel_for(Mode::Groups);
+  size_t local = 1;
+  while (local * 2 <= std::min<size_t>(256, groups.work_group_size)) local *= 2;
+  // Few results over long reductions: split each into G chunks, then combine.
+  const int64_t G = out_numel >= 64 ? 1 : std::clamp<int64_t>(red_numel / static_cast<int64_t>(local * 64), 1, 1024);
+  const int64_t chunk = (red_numel + G - 1) / G;
+  const size_t acc = acc_bytes(op.acc_type, in);
+  at::Tensor partial;
+  if (G > 1) partial = at::empty({out_numel * G * static_cast<int64_t>(acc)}, input.options().dtype(at::kByte));
+  {
+    Launch launch(device, groups);
+    launch.raw(sizeof(ix), &ix).value<cl_long>(out_numel).value<cl_long>(red_numel).value<cl_long>(G).value<cl_long>(chunk);
+    launch.tensor(input).tensor(o0).tensor(o1);
+    if (G > 1) launch.tensor(partial); else launch.null_tensor();
+    launch.local_memory(local * acc);
+    push_params(launch, op, params, in);
+    launch.run(static_cast<size_t>(out_numel * G) * local, local);
+  }
+  if (G == 1) return;
+  Launch launch(device, kernel_for(Mode::Partials));
+  launch.raw(sizeof(ix), &ix).value<cl_long>(out_numel).value<cl_long>(G).tensor(partial);
+  launch.tensor(o0).tensor(o1).local_memory(local * acc);
+  push_params(launch, op, params, in);
+  launch.run(static_cast<size_t>(out_numel) * local, local);
+}
+
+}  // namespace torch_ocl

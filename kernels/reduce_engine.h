@@ -1,0 +1,35 @@
+// The generic reduction engine (PyTorch's Reduce.cuh is the model): a
+// reduction is a descriptor of init / step / combine / project over an
+// accumulator, specialised per (op, input dtype, output dtypes) into
+// kernels/reduce_engine.cl and launched over a reduction TensorIterator
+// (outputs with stride 0 on the reduced dims) as ATen's impls build it.
+// Accumulation is in the accumulation type (float for half/bfloat16);
+// partial results are never rounded to the output dtype. The op table is
+// kernels/reduction_ops.cpp.
+#pragma once
+
+#include <ATen/TensorIterator.h>
+#include <c10/core/Scalar.h>
+
+#include <initializer_list>
+
+namespace torch_ocl {
+
+// Inside the strings: T is the input's compute type, ACC its accumulation
+// type (double for double, long for integers, float otherwise), T_LOWEST /
+// T_HIGHEST its range, red_isnan(x); p0.. the parameters.
+struct ReduceOp {
+  const char* name;
+  const char* acc_type;       // "ACC", "T", "Welford", "ValueIndex" or "MinMax"
+  const char* init;           // an acc_type expression
+  const char* step;           // statements folding x (index idx) into acc
+  const char* combine;        // statements folding accumulator `other` into acc
+  const char* project0;       // output 0's value from acc
+  const char* project1 = nullptr;  // output 1's, for two-output reductions
+  const char* params = "";    // 'F' float (double when ACC is), 'L' int64
+};
+
+void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op,
+                   std::initializer_list<c10::Scalar> params = {});
+
+}  // namespace torch_ocl
