@@ -522,13 +522,14 @@ constexpr PointwiseOp k_masked_fill{.name = "masked_fill", .expr = "b != (T)0 ? 
 Tensor& masked_fill_scalar(Tensor& self, const Tensor& mask, const Scalar& value) {
   TORCH_CHECK(mask.scalar_type() == at::kBool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
               mask.scalar_type());
+  c10::MaybeOwned<Tensor> expanded_mask = at::expand_inplace(self, mask);
   auto iter = at::TensorIteratorConfig()
                   .set_check_mem_overlap(false)
                   .check_all_same_dtype(false)
                   .resize_outputs(false)
                   .add_output(self)
                   .add_const_input(self)
-                  .add_const_input(*at::expand_inplace(self, mask))
+                  .add_const_input(*expanded_mask)
                   .build();
   run_pointwise(iter, k_masked_fill, {value});
   return self;
