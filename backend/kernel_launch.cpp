@@ -248,7 +248,11 @@ Launch& Launch::tensor(const at::TensorBase& t) {
   TORCH_CHECK(t.device().type() == c10::DeviceType::PrivateUse1 && t.device().index() == device_,
               "torch_ocl: kernel ", name_, " expected a tensor on ocl:", static_cast<int>(device_),
               " but got one on ", t.device());
-  const DeviceBuffer b = resolve_device_ptr(t.data_ptr());
+  return device_pointer(t.data_ptr());
+}
+
+Launch& Launch::device_pointer(const void* data) {
+  const DeviceBuffer b = resolve_device_ptr(data);
   const cl_ulong offset = b.offset;
   raw(sizeof(cl_mem), &b.buffer);
   return raw(sizeof(cl_ulong), &offset);

@@ -97,6 +97,8 @@ class Launch {
          const std::string& preamble, const char* kernel);
   // A tensor argument: two kernel parameters (__global char* base, ulong byte offset).
   Launch& tensor(const at::TensorBase& t);
+  // A device pointer (as TensorIterator's data_ptr(k)): the same two parameters.
+  Launch& device_pointer(const void* data);
   // A null buffer in place of an absent tensor.
   Launch& null_tensor();
   template <class T>

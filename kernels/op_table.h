@@ -91,6 +91,8 @@ struct GuardedNative<Fn, R (*)(A...)> {
         using F = std::tuple_element_t<0, std::tuple<A...>>;
         if constexpr (std::is_same_v<F, at::Tensor&>) return first(a...);
         else return last(a...);
+      } else if constexpr (std::is_same_v<R, std::tuple<at::Tensor, at::Tensor>>) {
+        return {stack[0].toTensor(), stack[1].toTensor()};
       } else {
         TORCH_CHECK(false, name(), ": no fallback for this return type");
       }

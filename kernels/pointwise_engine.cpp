@@ -114,7 +114,14 @@ std::string generate(const PointwiseOp& op, c10::ScalarType compute, const std::
 // The kernel's parameter value for kind `kind`.
 void push_param(Launch& launch, char kind, const c10::Scalar& v, c10::ScalarType compute) {
   switch (kind) {
-    case 'T': launch.scalar(v, compute); break;
+    case 'T':
+      // As the CPU kernels' value.to<scalar_t>(): an integer op's scalar
+      // parameter must fit its dtype.
+      if (compute == c10::kByte || compute == c10::kChar || compute == c10::kShort || compute == c10::kInt ||
+          compute == c10::kLong)
+        AT_DISPATCH_INTEGRAL_TYPES(compute, "pointwise parameter", [&] { (void)v.to<scalar_t>(); });
+      launch.scalar(v, compute);
+      break;
     case 'L': launch.value<cl_long>(v.toLong()); break;
     case 'F':
       if (compute == c10::kDouble) launch.value<cl_double>(v.toDouble());
@@ -205,8 +212,8 @@ void run_pointwise(at::TensorIteratorBase& iter, const PointwiseOp& op,
   for (int k = 0; k < nops; ++k) {
     if (operands[k].cpu_scalar)
       launch.scalar(cpu_scalar_value(iter, k, compute), compute);
-    else
-      launch.tensor(iter.tensor_base(k));
+    else  // the data pointer, not the tensor: metas may build iterators over temporaries
+      launch.device_pointer(iter.data_ptr(k));
   }
   size_t p = 0;
   for (const auto& v : params) push_param(launch, op.params[p++], v, compute);

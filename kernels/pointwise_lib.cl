@@ -8,7 +8,7 @@
 #define PW_PI ((T)3.14159265358979323846)
 inline T pw_maximum(T a, T b) { return (isnan(a) || isnan(b)) ? PW_NAN : fmax(a, b); }
 inline T pw_minimum(T a, T b) { return (isnan(a) || isnan(b)) ? PW_NAN : fmin(a, b); }
-inline T pw_sign(T a) { return isnan(a) ? a : (T)((a > (T)0) - (a < (T)0)); }
+inline T pw_sign(T a) { return (T)((a > (T)0) - (a < (T)0)); }  // NaN -> 0, as the CPU
 inline T pw_clamp(T a, T lo, T hi) { return isnan(a) ? a : fmin(fmax(a, lo), hi); }
 inline T pw_clamp3(T a, T lo, T hi) {
   if (isnan(a)) return a;

@@ -138,6 +138,8 @@
 #include <ATen/ops/xlogy_native.h>
 #include <ATen/ExpandUtils.h>
 #include <ATen/ops/empty_like.h>
+#include <ATen/ops/lshift_native.h>
+#include <ATen/ops/rshift_native.h>
 #include <ATen/ops/pow.h>
 #include <ATen/ops/result_type.h>
 #include <ATen/ops/scalar_tensor.h>
@@ -227,6 +229,7 @@ OCL_NATIVE_FN("floor_divide_.Tensor", static_cast<Tensor& (*)(Tensor&, const Ten
 OCL_NATIVE_FN("floor_divide.out", &at::native::floor_divide_out)
 OCL_POINTWISE_STUB(remainder, remainder_stub, .expr = "pw_remainder(a, b)", .ninputs = 2, .dtypes = kNumbers)
 OCL_NATIVE_OP(structured_remainder_out, "remainder.Tensor", "remainder_.Tensor", "remainder.Tensor_out")
+OCL_NATIVE_FN("remainder.Scalar_Tensor", static_cast<Tensor (*)(const Scalar&, const Tensor&)>(&at::native::remainder))
 OCL_POINTWISE_STUB(fmod, fmod_stub, .expr = "fmod(a, b)", .ninputs = 2, .dtypes = kNumbers,
                    .int_expr = "pw_imod(a, b)")
 OCL_NATIVE_OP(structured_fmod_out, "fmod.Tensor", "fmod_.Tensor", "fmod.Tensor_out")
@@ -292,6 +295,13 @@ OCL_NATIVE_OP(structured_bitwise_left_shift_out, "bitwise_left_shift.Tensor", "b
 OCL_POINTWISE_STUB(rshift, rshift_stub, .expr = "pw_rshift(a, b)", .ninputs = 2, .dtypes = kIntegral)
 OCL_NATIVE_OP(structured_bitwise_right_shift_out, "bitwise_right_shift.Tensor", "bitwise_right_shift_.Tensor",
               "bitwise_right_shift.Tensor_out")
+#define OCL_SHIFT_DUNDERS(op)                                                                              \
+  OCL_NATIVE_FN("__" #op "__.Tensor", static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&at::native::__##op##__)) \
+  OCL_NATIVE_FN("__" #op "__.Scalar", static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&at::native::__##op##__)) \
+  OCL_NATIVE_FN("__i" #op "__.Tensor", static_cast<Tensor& (*)(Tensor&, const Tensor&)>(&at::native::__i##op##__))   \
+  OCL_NATIVE_FN("__i" #op "__.Scalar", static_cast<Tensor& (*)(Tensor&, const Scalar&)>(&at::native::__i##op##__))
+OCL_SHIFT_DUNDERS(lshift)  // a << b: lshift_stub
+OCL_SHIFT_DUNDERS(rshift)
 OCL_POINTWISE_STUB(logical_and, logical_and_stub, .expr = "a != (T)0 && b != (T)0", .ninputs = 2)
 OCL_NATIVE_FN("logical_and.out", &at::native::logical_and_out)
 OCL_POINTWISE_STUB(logical_or, logical_or_stub, .expr = "a != (T)0 || b != (T)0", .ninputs = 2)

@@ -65,6 +65,8 @@ typedef struct { ACC mean, m2, n; } Welford;
 typedef struct { T v; long i; } ValueIndex;
 typedef struct { T mn, mx; } MinMax;
 
+// Each program holds the one kernel RED_MODE names (a cold compile costs a third).
+#if RED_MODE == 0
 // One work item per result: for many results over short or strided
 // reductions (neighbouring items read neighbouring memory).
 __kernel void reduce_items(RedIndexer ix, long out_numel, long red_numel, __global char* ib, ulong io,
@@ -84,6 +86,7 @@ __kernel void reduce_items(RedIndexer ix, long out_numel, long red_numel, __glob
   STORE_RESULT(o0b, o0o, o1b, o1o, out0, out1, acc);
 }
 
+#elif RED_MODE == 1
 // One work group per (result, chunk): the group's items stride over the
 // chunk [g * chunk, ...) and combine in local memory. With groups_per_out
 // G > 1 the accumulators go to `partial` for reduce_partials.
@@ -124,6 +127,7 @@ __kernel void reduce_groups(RedIndexer ix, long out_numel, long red_numel, long 
   }
 }
 
+#else
 // Second pass: one work group per result combines its G partial accumulators.
 __kernel void reduce_partials(RedIndexer ix, long out_numel, long G, __global char* pb, ulong po,
                               __global char* o0b, ulong o0o, __global char* o1b, ulong o1o,
@@ -149,3 +153,4 @@ __kernel void reduce_partials(RedIndexer ix, long out_numel, long G, __global ch
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 }
+#endif

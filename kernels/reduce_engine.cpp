@@ -62,9 +62,9 @@ size_t acc_bytes(const char* acc_type, c10::ScalarType in) {
 }
 
 std::string generate(const ReduceOp& op, c10::ScalarType in, c10::ScalarType out0, c10::ScalarType out1,
-                     int nout) {
+                     int nout, Mode mode) {
   const ClType& ti = cl_type(in);
-  std::string s;
+  std::string s = "#define RED_MODE " + std::to_string(static_cast<int>(mode)) + "\n";
   if (in == c10::kDouble || out0 == c10::kDouble || (nout == 2 && out1 == c10::kDouble))
     s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
   s += std::string("#define T ") + ti.compute + "\n#define ACC " + ti.acc + "\n";
@@ -145,7 +145,7 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
   auto kernel_for = [&](Mode m) -> CachedKernel& {
     static const char* names[] = {"reduce_items", "reduce_groups", "reduce_partials"};
     return cached_kernel(device, {reinterpret_cast<uint64_t>(&op), key_lo | static_cast<uint64_t>(m) << 24}, [&] {
-      return GeneratedKernel{std::string("reduce_") + op.name, generate(op, in, out0, out1, nout),
+      return GeneratedKernel{std::string("reduce_") + op.name, generate(op, in, out0, out1, nout, m),
                              names[static_cast<int>(m)]};
     });
   };

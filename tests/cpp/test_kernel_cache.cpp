@@ -1,0 +1,37 @@
+// The kernel cache: a warm launch of a generated kernel finds its cl_kernel
+// through the thread-local integer-keyed cache, without touching the program
+// cache (no lookup, no compile, no disk read) or the shared kernel table.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+#include <torch_ocl/torch_ocl.h>
+
+#include "backend/kernel_launch.h"
+#include "backend/program_cache.h"
+
+TEST(KernelCache, WarmLaunchDoesNoProgramCacheLookup) {
+  auto a = torch::randn({1000}).to(torch_ocl::device());
+  auto b = a * a + a;  // cold: generates and builds (or loads) mul and add
+  torch_ocl::synchronize();
+  const auto programs_before = torch_ocl::program_cache_stats();
+  const auto kernels_before = torch_ocl::kernel_cache_stats();
+  for (int i = 0; i < 10; ++i) b = a * a + a;
+  torch_ocl::synchronize();
+  const auto programs_after = torch_ocl::program_cache_stats();
+  const auto kernels_after = torch_ocl::kernel_cache_stats();
+  EXPECT_EQ(programs_after.memory_hits, programs_before.memory_hits);
+  EXPECT_EQ(programs_after.disk_hits, programs_before.disk_hits);
+  EXPECT_EQ(programs_after.compiles, programs_before.compiles);
+  EXPECT_EQ(kernels_after.builds, kernels_before.builds);
+  EXPECT_EQ(kernels_after.shared_hits, kernels_before.shared_hits);
+  EXPECT_EQ(kernels_after.thread_hits - kernels_before.thread_hits, 20u);  // 10 x (mul, add)
+  EXPECT_TRUE(torch::allclose(b.cpu(), a.cpu() * a.cpu() + a.cpu()));
+}
+
+TEST(KernelCache, NewDtypeBuildsOneKernel) {
+  auto a = torch::randn({64}).to(torch::kFloat64).to(torch_ocl::device());
+  const auto before = torch_ocl::kernel_cache_stats();
+  auto b = torch::atan2(a, a).cpu();  // a (op, dtype) pair no other test uses
+  const auto after = torch_ocl::kernel_cache_stats();
+  EXPECT_EQ(after.builds - before.builds, 1u);
+  EXPECT_TRUE(torch::allclose(b, torch::atan2(a.cpu(), a.cpu())));
+}
