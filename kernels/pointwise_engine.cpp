@@ -115,11 +115,11 @@ std::string generate(const PointwiseOp& op, c10::ScalarType compute, const std::
 void push_param(Launch& launch, char kind, const c10::Scalar& v, c10::ScalarType compute) {
   switch (kind) {
     case 'T':
-      // As the CPU kernels' value.to<scalar_t>(): an integer op's scalar
-      // parameter must fit its dtype.
-      if (compute == c10::kByte || compute == c10::kChar || compute == c10::kShort || compute == c10::kInt ||
-          compute == c10::kLong)
-        AT_DISPATCH_INTEGRAL_TYPES(compute, "pointwise parameter", [&] { (void)v.to<scalar_t>(); });
+      // As the CPU kernels' value.to<scalar_t>(): a scalar parameter must
+      // fit the op's dtype (uint8 threshold -2 or float16 alpha 1e5 raise).
+      if (compute != c10::kUInt16 && compute != c10::kUInt32 && compute != c10::kUInt64)
+        AT_DISPATCH_ALL_TYPES_AND3(c10::kHalf, c10::kBFloat16, c10::kBool, compute, "pointwise parameter",
+                                   [&] { (void)v.to<scalar_t>(); });
       launch.scalar(v, compute);
       break;
     case 'L': launch.value<cl_long>(v.toLong()); break;

@@ -253,10 +253,10 @@ OCL_POINTWISE_STUB(maximum, maximum_stub, .expr = "pw_maximum(a, b)", .ninputs =
 OCL_NATIVE_OP(structured_maximum_out, "maximum", nullptr, "maximum.out")
 OCL_POINTWISE_STUB(minimum, minimum_stub, .expr = "pw_minimum(a, b)", .ninputs = 2)
 OCL_NATIVE_OP(structured_minimum_out, "minimum", nullptr, "minimum.out")
-OCL_POINTWISE_STUB(fmax, fmax_stub, .expr = "fmax(a, b)", .ninputs = 2, .dtypes = kNumbers,
+OCL_POINTWISE_STUB(fmax, fmax_stub, .expr = "fmax(a, b)", .ninputs = 2, .dtypes = kAllTypes,
                    .int_expr = "max(a, b)")
 OCL_NATIVE_OP(structured_fmax_out, "fmax", nullptr, "fmax.out")
-OCL_POINTWISE_STUB(fmin, fmin_stub, .expr = "fmin(a, b)", .ninputs = 2, .dtypes = kNumbers,
+OCL_POINTWISE_STUB(fmin, fmin_stub, .expr = "fmin(a, b)", .ninputs = 2, .dtypes = kAllTypes,
                    .int_expr = "min(a, b)")
 OCL_NATIVE_OP(structured_fmin_out, "fmin", nullptr, "fmin.out")
 OCL_POINTWISE_STUB(gcd, gcd_stub, .expr = "pw_gcd(a, b)", .ninputs = 2, .dtypes = kIntegral)

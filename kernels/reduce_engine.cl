@@ -65,6 +65,20 @@ typedef struct { ACC mean, m2, n; } Welford;
 typedef struct { T v; long i; } ValueIndex;
 typedef struct { T mn, mx; } MinMax;
 
+// The work group's accumulators combined into scratch[0] (a macro: combines
+// may use the kernel's parameters).
+#define TREE_COMBINE(acc)                                  \
+  scratch[lid] = acc;                                      \
+  barrier(CLK_LOCAL_MEM_FENCE);                            \
+  for (long s_ = lsize / 2; s_ > 0; s_ >>= 1) {            \
+    if (lid < s_) {                                        \
+      ACC_T a_ = scratch[lid];                             \
+      RED_COMBINE(a_, scratch[lid + s_]);                  \
+      scratch[lid] = a_;                                   \
+    }                                                      \
+    barrier(CLK_LOCAL_MEM_FENCE);                          \
+  }
+
 // Each program holds the one kernel RED_MODE names (a cold compile costs a third).
 #if RED_MODE == 0
 // One work item per result: for many results over short or strided
@@ -109,16 +123,7 @@ __kernel void reduce_groups(RedIndexer ix, long out_numel, long red_numel, long 
     } else {
       for (long r = r0 + lid; r < r1; r += lsize) RED_STEP(acc, (T)IN_LOAD(in, base + red_offset(&ix, r)), r);
     }
-    scratch[lid] = acc;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (long s = lsize / 2; s > 0; s >>= 1) {
-      if (lid < s) {
-        ACC_T a = scratch[lid];
-        RED_COMBINE(a, scratch[lid + s]);
-        scratch[lid] = a;
-      }
-      barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    TREE_COMBINE(acc);
     if (lid == 0) {
       if (G > 1) partial[w] = scratch[0];
       else { STORE_RESULT(o0b, o0o, o1b, o1o, out0, out1, scratch[0]); }
@@ -139,16 +144,7 @@ __kernel void reduce_partials(RedIndexer ix, long out_numel, long G, __global ch
     kept_offsets(&ix, o, &base, &out0, &out1);
     ACC_T acc = RED_INIT;
     for (long g = lid; g < G; g += lsize) RED_COMBINE(acc, partial[o * G + g]);
-    scratch[lid] = acc;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (long s = lsize / 2; s > 0; s >>= 1) {
-      if (lid < s) {
-        ACC_T a = scratch[lid];
-        RED_COMBINE(a, scratch[lid + s]);
-        scratch[lid] = a;
-      }
-      barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    TREE_COMBINE(acc);
     if (lid == 0) { STORE_RESULT(o0b, o0o, o1b, o1o, out0, out1, scratch[0]); }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
