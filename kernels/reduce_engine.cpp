@@ -111,7 +111,7 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
   TORCH_INTERNAL_ASSERT(iter.noutputs() == nout && iter.ninputs() == 1, "reduction ", op.name,
                         ": iterator has ", iter.noutputs(), " outputs and ", iter.ninputs(), " inputs");
   TORCH_INTERNAL_ASSERT(params.size() == std::strlen(op.params));
-  if (iter.numel() == 0) return;
+  if (iter.tensor_base(0).numel() == 0) return;
   const auto device = iter.device().index();
   const c10::ScalarType in = iter.dtype(nout), out0 = iter.dtype(0), out1 = nout == 2 ? iter.dtype(1) : out0;
   for (auto t : {in, out0, out1}) check_dtype_supported(t, device);
@@ -121,12 +121,12 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
   for (int d = 0; d < iter.ndim(); ++d) {
     const int64_t size = iter.shape()[d];
     auto elems = [&](int k) { return iter.strides(k)[d] / static_cast<int64_t>(iter.element_size(k)); };
-    if (iter.strides(0)[d] == 0 && size > 1) {
+    if (iter.strides(0)[d] == 0 && size != 1) {  // size 0: an empty reduction (results = projected init)
       TORCH_CHECK(ix.n_red < kDims, "torch_ocl: reductions handle at most ", kDims, " reduced dims");
       ix.red_sizes[ix.n_red] = size;
       ix.red_in[ix.n_red++] = elems(nout);
       red_numel *= size;
-    } else if (size > 1) {
+    } else if (size != 1) {
       TORCH_CHECK(ix.n_kept < kDims, "torch_ocl: reductions handle at most ", kDims, " kept dims");
       ix.kept_sizes[ix.n_kept] = size;
       ix.kept_in[ix.n_kept] = elems(nout);
@@ -135,6 +135,7 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
       out_numel *= size;
     }
   }
+  if (out_numel == 0) return;
   // Reductions along contiguous memory: a work group per result; along
   // strided memory with many results: a work item per result.
   const bool contiguous_reduction = ix.n_red > 0 && ix.red_in[0] == 1;
