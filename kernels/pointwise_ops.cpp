@@ -138,6 +138,8 @@
 #include <ATen/ops/xlogy_native.h>
 #include <ATen/ExpandUtils.h>
 #include <ATen/ops/empty_like.h>
+#include <ATen/ops/isnan_native.h>
+#include <ATen/ops/rsub_native.h>
 #include <ATen/ops/lshift_native.h>
 #include <ATen/ops/rshift_native.h>
 #include <ATen/ops/pow.h>
@@ -552,3 +554,7 @@ Tensor& masked_fill_tensor(Tensor& self, const Tensor& mask, const Tensor& value
 }  // namespace
 OCL_NATIVE_FN("masked_fill_.Scalar", &masked_fill_scalar)
 OCL_NATIVE_FN("masked_fill_.Tensor", &masked_fill_tensor)
+
+// Composites ATen registers per backend (so PrivateUse1 would fall back).
+OCL_NATIVE_FN("isnan", &at::native::isnan)  // self != self
+OCL_NATIVE_FN("rsub.Tensor", static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&at::native::rsub))
