@@ -31,42 +31,6 @@ struct PointwiseStub<Op, void (*)(Iter&, P...)> {
   static void fn(Iter& iter, P... p) { run_pointwise(iter, *Op, {to_param(p)...}); }
 };
 
-// An op whose structured meta we reuse but whose ATen impl is CPU/CUDA-only:
-// Impl runs `Op` over the meta's iterator; the Scalar/number arguments that
-// follow the tensors are the kernel's parameters.
-template <const PointwiseOp* Op, class... Rest>
-void meta_pointwise_impl(at::TensorIteratorBase& iter, const at::Tensor&, const at::Tensor&, Rest... rest) {
-  std::vector<c10::Scalar> params;
-  auto add = [&](const auto& v) {
-    using V = std::decay_t<decltype(v)>;
-    if constexpr (std::is_same_v<V, c10::Scalar> || std::is_arithmetic_v<V>) params.push_back(to_param(v));
-  };
-  (add(rest), ...);
-  TORCH_INTERNAL_ASSERT(params.size() <= 4);
-  c10::Scalar p[4];
-  for (size_t i = 0; i < params.size(); ++i) p[i] = params[i];
-  switch (params.size()) {
-    case 0: return run_pointwise(iter, *Op);
-    case 1: return run_pointwise(iter, *Op, {p[0]});
-    case 2: return run_pointwise(iter, *Op, {p[0], p[1]});
-    case 3: return run_pointwise(iter, *Op, {p[0], p[1], p[2]});
-    default: return run_pointwise(iter, *Op, {p[0], p[1], p[2], p[3]});
-  }
-}
-template <class F>
-struct MetaRest;
-template <class C, class R, class... Rest>
-struct MetaRest<R (C::*)(const at::Tensor&, Rest...)> {
-  template <class Meta, const PointwiseOp* Op>
-  static void reg(torch::Library& m, const char* functional, const char* inplace, const char* out) {
-    register_structured<Meta, &meta_pointwise_impl<Op, Rest...>, Rest...>(m, functional, inplace, out);
-  }
-};
-template <class Meta, const PointwiseOp* Op>
-void register_meta_pointwise(torch::Library& m, const char* functional, const char* inplace, const char* out) {
-  MetaRest<decltype(&Meta::meta)>::template reg<Meta, Op>(m, functional, inplace, out);
-}
-
 // A plain ATen native function (not structured) registered as it is, except
 // that dtypes without kernels (complex) go to the counted CPU fallback.
 template <auto Fn, class Sig = decltype(Fn)>
@@ -130,10 +94,3 @@ void register_guarded(torch::Library& m, const char* schema) {
 #define OCL_UNARY(id, ...)                   \
   OCL_POINTWISE_STUB(id, id##_stub, __VA_ARGS__) \
   OCL_NATIVE_OP(structured_##id##_out, #id, #id "_", #id ".out")
-
-// An op whose ATen impl is CPU/CUDA-only: its meta (at::meta::Meta) + kernel k_<id>.
-#define OCL_META_POINTWISE(id, Meta, functional, inplace, out, ...)                      \
-  constexpr ::torch_ocl::PointwiseOp k_##id{.name = #id, __VA_ARGS__};                   \
-  TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {                                             \
-    ::torch_ocl::register_meta_pointwise<at::meta::Meta, &k_##id>(m, functional, inplace, out); \
-  }

@@ -2,6 +2,7 @@
 
 #include <ATen/Dispatch.h>
 #include <ATen/OpMathType.h>
+#include <c10/util/SmallVector.h>
 
 #include <algorithm>
 #include <array>
@@ -47,7 +48,7 @@ const char* input_name(int i) {
   return names[i];
 }
 
-std::string generate(const PointwiseOp& op, c10::ScalarType compute, const std::vector<Operand>& operands,
+std::string generate(const PointwiseOp& op, c10::ScalarType compute, c10::ArrayRef<Operand> operands,
                      int noutputs, bool strided, int dims, int vec) {
   const ClType& ct = cl_type(compute);
   const bool is_float = c10::isFloatingType(compute), is_bool = compute == c10::kBool;
@@ -176,7 +177,7 @@ void run_pointwise(at::TensorIteratorBase& iter, const PointwiseOp& op,
   check_dtype_supported(compute, device);
 
   const int nops = iter.ntensors();
-  std::vector<Operand> operands(nops);
+  c10::SmallVector<Operand, kMaxPwOperands> operands(nops);  // no heap allocation per launch
   bool contiguous = iter.ndim() <= 1;
   int ntensors = 0;
   uint64_t lo = static_cast<uint64_t>(compute);
