@@ -63,6 +63,7 @@ std::string generate(const PointwiseOp& op, c10::ScalarType compute, c10::ArrayR
   s += std::string("#define T_IS_SIGNED ") + (is_float || c10::isSignedType(compute) ? "1" : "0") + "\n";
   s += kernel_source("common");
   s += kernel_source("pointwise_lib");
+  if (op.lib) s += kernel_source(op.lib);
   int ntensors = 0;
   for (size_t k = 0; k < operands.size(); ++k) {
     if (operands[k].cpu_scalar) continue;

@@ -31,7 +31,7 @@ enum DtypeSet : uint8_t {
 //   T            the compute type: float for half/bfloat16/float, double,
 //                the integer type itself, uchar for bool; T_IS_FLOAT,
 //                T_IS_INTEGRAL, T_IS_BOOL, T_IS_SIGNED are defined to 0/1
-//   helpers from kernels/pointwise_lib.cl
+//   helpers from kernels/pointwise_lib.cl (and kernels/<lib>.cl if set)
 struct PointwiseOp {
   const char* name;                 // in errors and program labels
   const char* expr;                 // output 0
@@ -43,6 +43,8 @@ struct PointwiseOp {
   const char* expr2 = nullptr;      // output 1, for two-output ops
   int compute_operand = -1;         // the operand whose dtype is T (-1: the
                                     // iterator's common dtype, else input 0's)
+  const char* lib = nullptr;        // an extra kernels/<lib>.cl with helpers only
+                                    // this op family needs (e.g. "special_lib")
 };
 
 // Runs `op` over `iter` (outputs first, then inputs). The compute dtype is
