@@ -17,7 +17,9 @@ namespace torch_ocl {
 // The compute dtypes an op has kernels for, as the CPU's AT_DISPATCH list;
 // any other raises NotImplementedError like the CPU.
 enum DtypeSet : uint8_t {
-  kFloating = 1,  // half, bfloat16, float, double
+  kFloat32And64 = 1,     // float, double
+  kReducedFloating = 8,  // half, bfloat16
+  kFloating = kFloat32And64 | kReducedFloating,
   kIntegral = 2,  // every signed and unsigned integer type
   kBoolean = 4,
   kIntegralAndBool = kIntegral | kBoolean,

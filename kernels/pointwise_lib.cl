@@ -66,7 +66,8 @@ inline T pw_digamma(T x) {
   T result = (T)0;
   if (x < (T)0) {
     if (x == trunc(x)) return PW_NAN;
-    const T r = x - trunc(x);
+    // tan has period pi: reducing x to [-1/2, 1/2] keeps pi * r accurate.
+    const T r = x - rint(x);
     result = -PW_PI / tan(PW_PI * r);
     x = (T)1 - x;
   }

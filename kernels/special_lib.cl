@@ -1,0 +1,497 @@
+// Helpers of the torch.special family (kernels/special_ops.cpp), included
+// only in those ops' programs (PointwiseOp::lib). T is float (also for half
+// and bfloat16) or double. Each follows the CPU kernel of its op: the
+// algorithms and coefficients are the Cephes Math Library's (3-clause BSD,
+// Copyright (c) 2018 Steven Moshier), as ATen uses them; where the CPU uses a
+// long lookup table (erfcx) an equivalent evaluation is used instead.
+#if T_IS_FLOAT
+#define SP_IS_DOUBLE (sizeof(T) == 8)
+// zeta accumulates in double where the device has it, as the CPU kernels do
+// (their acc_type of float is double): its alternating sums for negative q
+// cancel too much in float.
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double sp_acc;
+#else
+typedef float sp_acc;
+#endif
+
+// Chebyshev series sum_i c[i] T_i(x/2) (Clenshaw), coefficients highest first.
+inline T sp_chbevl(T x, __constant const T* c, int n) {
+  T b0 = c[0], b1 = (T)0, b2 = (T)0;
+  for (int i = 1; i < n; ++i) {
+    b2 = b1;
+    b1 = b0;
+    b0 = x * b1 - b2 + c[i];
+  }
+  return (T)0.5 * (b0 - b2);
+}
+// Polynomial c[0] x^n + ... + c[n] (Horner).
+inline T sp_polevl(T x, __constant const T* c, int n) {
+  T r = (T)0;
+  for (int i = 0; i <= n; ++i) r = r * x + c[i];
+  return r;
+}
+
+// ---- modified Bessel functions of the first kind, orders 0 and 1 ----
+// exp(-x) I0(x) on [0, 8] and exp(-x) sqrt(x) I0(x) on (8, inf).
+__constant T sp_i0e_a[30] = {
+    -4.41534164647933937950E-18, 3.33079451882223809783E-17, -2.43127984654795469359E-16,
+    1.71539128555513303061E-15,  -1.16853328779934516808E-14, 7.67618549860493561688E-14,
+    -4.85644678311192946090E-13, 2.95505266312963983461E-12,  -1.72682629144155570723E-11,
+    9.67580903537323691224E-11,  -5.18979560163526290666E-10, 2.65982372468238665035E-9,
+    -1.30002500998624804212E-8,  6.04699502254191894932E-8,   -2.67079385394061173391E-7,
+    1.11738753912010371815E-6,   -4.41673835845875056359E-6,  1.64484480707288970893E-5,
+    -5.75419501008210370398E-5,  1.88502885095841655729E-4,   -5.76375574538582365885E-4,
+    1.63947561694133579842E-3,   -4.32430999505057594430E-3,  1.05464603945949983183E-2,
+    -2.37374148058994688156E-2,  4.93052842396707084878E-2,   -9.49010970480476444210E-2,
+    1.71620901522208775349E-1,   -3.04682672343198398683E-1,  6.76795274409476084995E-1};
+__constant T sp_i0e_b[25] = {
+    -7.23318048787475395456E-18, -4.83050448594418207126E-18, 4.46562142029675999901E-17,
+    3.46122286769746109310E-17,  -2.82762398051658348494E-16, -3.42548561967721913462E-16,
+    1.77256013305652638360E-15,  3.81168066935262242075E-15,  -9.55484669882830764870E-15,
+    -4.15056934728722208663E-14, 1.54008621752140982691E-14,  3.85277838274214270114E-13,
+    7.18012445138366623367E-13,  -1.79417853150680611778E-12, -1.32158118404477131188E-11,
+    -3.14991652796324136454E-11, 1.18891471078464383424E-11,  4.94060238822496958910E-10,
+    3.39623202570838634515E-9,   2.26666899049817806459E-8,   2.04891858946906374183E-7,
+    2.89137052083475648297E-6,   6.88975834691682398426E-5,   3.36911647825569408990E-3,
+    8.04490411014108831608E-1};
+// exp(-x) I1(x) / x on [0, 8] and exp(-x) sqrt(x) I1(x) on (8, inf). The CPU's
+// float kernels use only the last 17 / 7 terms; so do ours.
+__constant T sp_i1e_a[29] = {
+    2.77791411276104639959E-18, -2.11142121435816608115E-17, 1.55363195773620046921E-16,
+    -1.10559694773538630805E-15, 7.60068429473540693410E-15, -5.04218550472791168711E-14,
+    3.22379336594557470981E-13, -1.98397439776494371520E-12, 1.17361862988909016308E-11,
+    -6.66348972350202774223E-11, 3.62559028155211703701E-10, -1.88724975172282928790E-9,
+    9.38153738649577178388E-9,  -4.44505912879632808065E-8, 2.00329475355213526229E-7,
+    -8.56872026469545474066E-7, 3.47025130813767847674E-6,  -1.32731636560394358279E-5,
+    4.78156510755005422638E-5,  -1.61760815825896745588E-4, 5.12285956168575772895E-4,
+    -1.51357245063125314899E-3, 4.15642294431288815669E-3,  -1.05640848946261981558E-2,
+    2.47264490306265168283E-2,  -5.29459812080949914269E-2, 1.02643658689847095384E-1,
+    -1.76416518357834055153E-1, 2.52587186443633654823E-1};
+__constant T sp_i1e_b[25] = {
+    7.51729631084210481353E-18,  4.41434832307170791151E-18,  -4.65030536848935832153E-17,
+    -3.20952592199342395980E-17, 2.96262899764595013876E-16,  3.30820231092092828324E-16,
+    -1.88035477551078244854E-15, -3.81440307243700780478E-15, 1.04202769841288027642E-14,
+    4.27244001671195135429E-14,  -2.10154184277266431302E-14, -4.08355111109219731823E-13,
+    -7.19855177624590851209E-13, 2.03562854414708950722E-12,  1.41258074366137813316E-11,
+    3.25260358301548823856E-11,  -1.89749581235054123450E-11, -5.58974346219658380687E-10,
+    -3.83538038596423702205E-9,  -2.63146884688951950684E-8,  -2.51223623787020892529E-7,
+    -3.88256480887769039346E-6,  -1.10588938762623716291E-4,  -9.76109749136146840777E-3,
+    7.78576235018280120474E-1};
+
+// exp(-|x|) I0(x)
+inline T sp_i0e(T a) {
+  const T x = fabs(a);
+  if (x <= (T)8) return sp_chbevl(x / (T)2 - (T)2, sp_i0e_a, 30);
+  return sp_chbevl((T)32 / x - (T)2, sp_i0e_b, 25) / sqrt(x);
+}
+inline T sp_i0(T a) {
+  const T x = fabs(a);
+  if (x <= (T)8) return exp(x) * sp_chbevl(x / (T)2 - (T)2, sp_i0e_a, 30);
+  return exp(x) * sp_chbevl((T)32 / x - (T)2, sp_i0e_b, 25) / sqrt(x);
+}
+// exp(-|x|) I1(x), or I1(x) when `scaled` is 0.
+inline T sp_i1_common(T a, int scaled) {
+  const T x = fabs(a);
+  const int skip_a = SP_IS_DOUBLE ? 0 : 12, skip_b = SP_IS_DOUBLE ? 0 : 18;
+  T r;
+  if (x <= (T)8) r = sp_chbevl(x / (T)2 - (T)2, sp_i1e_a + skip_a, 29 - skip_a) * x;
+  else r = sp_chbevl((T)32 / x - (T)2, sp_i1e_b + skip_b, 25 - skip_b) / sqrt(x);
+  if (!scaled) r *= exp(x);
+  return a < (T)0 ? -r : r;
+}
+inline T sp_i1(T a) { return sp_i1_common(a, 0); }
+inline T sp_i1e(T a) { return sp_i1_common(a, 1); }
+
+// ---- zeta and polygamma ----
+__constant sp_acc sp_zeta_a[12] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0,
+                                   -1.8924375803183791606e9, 7.47242496e10, -2.950130727918164224e12,
+                                   1.1646782814350067249e14, -4.5979787224074726105e15,
+                                   1.8152105401943546773e17, -7.1661652561756670113e18};
+// Hurwitz zeta(x, q) (Euler-Maclaurin summation, as Cephes).
+inline T sp_zeta(T xt, T qt) {
+  const sp_acc machep = (sp_acc)1.11022302462515654042E-16;
+  const sp_acc x = xt, q = qt;
+  if (x == (sp_acc)1) return PW_INF;
+  if (x < (sp_acc)1) return PW_NAN;
+  if (q <= (sp_acc)0) {
+    if (q == floor(q)) return PW_INF;
+    if (x != floor(x)) return PW_NAN;
+  }
+  sp_acc s = pow(q, -x), a = q, b = (sp_acc)0;
+  int i = 0;
+  while (i < 9 || a <= (sp_acc)9) {
+    i += 1;
+    a += (sp_acc)1;
+    b = pow(a, -x);
+    s += b;
+    if (-machep * s < b && b < machep * s) return (T)s;
+  }
+  const sp_acc w = a;
+  s += b * w / (x - (sp_acc)1);
+  s -= (sp_acc)0.5 * b;
+  a = (sp_acc)1;
+  sp_acc k = (sp_acc)0;
+  for (i = 0; i < 12; ++i) {
+    a *= x + k;
+    b /= w;
+    sp_acc t = a * b / sp_zeta_a[i];
+    s = s + t;
+    t = fabs(t / s);
+    if (t < machep) return (T)s;
+    k += (sp_acc)1;
+    a *= x + k;
+    b /= w;
+    k += (sp_acc)1;
+  }
+  return (T)s;
+}
+inline T sp_trigamma(T x) {
+  T sign = (T)1, result = (T)0;
+  if (x < (T)0.5) {
+    sign = (T)-1;
+    const T s = sin(PW_PI * x);
+    result -= (PW_PI * PW_PI) / (s * s);
+    x = (T)1 - x;
+  }
+  for (int i = 0; i < 6; ++i) {
+    result += (T)1 / (x * x);
+    x += (T)1;
+  }
+  const T ixx = (T)1 / (x * x);
+  result += ((T)1 + (T)1 / ((T)2 * x) + ixx * ((T)1 / (T)6 - ixx * ((T)1 / (T)30 - ixx * ((T)1 / (T)42)))) / x;
+  return sign * result;
+}
+inline T sp_polygamma(T x, long n) {
+  if (n == 0) return pw_digamma(x);
+  if (n == 1) return sp_trigamma(x);
+  return ((n % 2) ? (T)1 : (T)-1) * exp(lgamma((T)n + (T)1)) * sp_zeta((T)(n + 1), x);
+}
+
+// ---- entropy, normal distribution ----
+inline T sp_entr(T x) {
+  if (isnan(x)) return x;
+  if (x > (T)0) return -x * log(x);
+  if (x == (T)0) return (T)0;
+  return -PW_INF;
+}
+__constant T sp_ndtri_p0[5] = {-5.99633501014107895267E1, 9.80010754185999661536E1,
+                               -5.66762857469070293439E1, 1.39312609387279679503E1,
+                               -1.23916583867381258016E0};
+__constant T sp_ndtri_q0[9] = {1.0, 1.95448858338141759834E0, 4.67627912898881538453E0,
+                               8.63602421390890590575E1, -2.25462687854119370527E2,
+                               2.00260212380060660359E2, -8.20372256168333339912E1,
+                               1.59056225126211695515E1, -1.18331621121330003142E0};
+__constant T sp_ndtri_p1[9] = {4.05544892305962419923E0, 3.15251094599893866154E1,
+                               5.71628192246421288162E1, 4.40805073893200834700E1,
+                               1.46849561928858024014E1, 2.18663306850790267539E0,
+                               -1.40256079171354495875E-1, -3.50424626827848203418E-2,
+                               -8.57456785154685413611E-4};
+__constant T sp_ndtri_q1[9] = {1.0, 1.57799883256466749731E1, 4.53907635128879210584E1,
+                               4.13172038254672030440E1, 1.50425385692907503408E1,
+                               2.50464946208309415979E0, -1.42182922854787788574E-1,
+                               -3.80806407691578277194E-2, -9.33259480895457427372E-4};
+__constant T sp_ndtri_p2[9] = {3.23774891776946035970E0, 6.91522889068984211695E0,
+                               3.93881025292474443415E0, 1.33303460815807542389E0,
+                               2.01485389549179081538E-1, 1.23716634817820021358E-2,
+                               3.01581553508235416007E-4, 2.65806974686737550832E-6,
+                               6.23974539184983293730E-9};
+__constant T sp_ndtri_q2[9] = {1.0, 6.02427039364742014255E0, 3.67983563856160859403E0,
+                               1.37702099489081330271E0, 2.16236993594496635890E-1,
+                               1.34204006088543189037E-2, 3.28014464682127739104E-4,
+                               2.89247864745380683936E-6, 6.79019408009981274425E-9};
+// The inverse of the standard normal CDF.
+inline T sp_ndtri(T y0) {
+  if (y0 == (T)0) return -PW_INF;
+  if (y0 == (T)1) return PW_INF;
+  if (y0 < (T)0 || y0 > (T)1) return PW_NAN;
+  const T exp_m2 = (T)0.13533528323661269189;  // exp(-2)
+  int negate = 1;
+  T y = y0;
+  if (y > (T)1 - exp_m2) {
+    y = (T)1 - y;
+    negate = 0;
+  }
+  if (y > exp_m2) {
+    y = y - (T)0.5;
+    const T y2 = y * y;
+    const T x = y + y * (y2 * sp_polevl(y2, sp_ndtri_p0, 4) / sp_polevl(y2, sp_ndtri_q0, 8));
+    return x * (T)2.50662827463100050242;  // sqrt(2 pi)
+  }
+  T x = sqrt((T)-2 * log(y));
+  const T x0 = x - log(x) / x;
+  const T z = (T)1 / x;
+  const T x1 = x < (T)8 ? z * sp_polevl(z, sp_ndtri_p1, 8) / sp_polevl(z, sp_ndtri_q1, 8)
+                        : z * sp_polevl(z, sp_ndtri_p2, 8) / sp_polevl(z, sp_ndtri_q2, 8);
+  x = x0 - x1;
+  return negate ? -x : x;
+}
+// exp(x^2) erfc(x) for x >= 0: the product with x^2 split into two parts (so
+// exp's argument carries no rounding) up to 3, Laplace's continued fraction
+// from 3 on (24 levels: relative error below 1e-14 there).
+inline T sp_erfcx_nonneg(T x) {
+  if (x < (T)3) {
+    const T hi = x * x, lo = fma(x, x, -hi);
+    return exp(hi) * ((T)1 + lo) * erfc(x);
+  }
+  if (x > (T)5e7) return (T)0.56418958354775628694807945156 / x;
+  T t = x;
+  for (int k = 24; k > 0; --k) t = x + (T)(0.5 * k) / t;
+  return (T)0.56418958354775628694807945156 / t;  // 1/sqrt(pi)
+}
+inline T sp_erfcx(T x) {
+  if (isnan(x)) return x;
+  if (x >= (T)0) return sp_erfcx_nonneg(x);
+  if (x < (T)-26.7) return PW_INF;
+  const T hi = x * x, lo = fma(x, x, -hi);
+  const T e2 = (T)2 * exp(hi) * ((T)1 + lo);
+  return x < (T)-6.1 ? e2 : e2 - sp_erfcx_nonneg(-x);
+}
+// log of the standard normal CDF.
+inline T sp_log_ndtr(T x) {
+  const T t = x * (T)0.70710678118654752440;
+  if (x < (T)-1) return log(sp_erfcx_nonneg(-t) / (T)2) - t * t;
+  return log1p(-erfc(t) / (T)2);
+}
+inline T sp_spherical_bessel_j0(T x) {
+  if (isinf(x)) return (T)0;
+  if (fabs(x) < (T)0.5) {
+    const T x2 = x * x;
+    return (T)1 + x2 * ((T)-1 / (T)6 + x2 * ((T)1 / (T)120 + x2 * ((T)-1 / (T)5040 +
+           x2 * ((T)1 / (T)362880 + x2 * ((T)-1 / (T)39916800 + x2 * ((T)1 / (T)6227020800))))));
+  }
+  return sin(x) / x;
+}
+
+// ---- orthogonal polynomials of degree n (n given as T, truncated) ----
+// Three-term recurrence p_{k+1} = (A x + B) p_k - C p_{k-1} is unrolled per
+// family; the closed trigonometric forms for large n inside (-1, 1) follow
+// the CPU's switch points.
+inline T sp_chebyshev_t(T x, long n) {
+  if (n < 0) return (T)0;
+  if (fabs(x) == (T)1) return (x > (T)0 || n % 2 == 0) ? (T)1 : (T)-1;
+  if (n > 6 && fabs(x) < (T)1) return cos((T)n * acos(x));
+  if (n == 0) return (T)1;
+  if (n == 1) return x;
+  T p = (T)1, q = x, r = q;
+  for (long k = 2; k <= n && !isnan(q); ++k) {
+    r = (x + x) * q - p;
+    p = q;
+    q = r;
+  }
+  return r;
+}
+inline T sp_chebyshev_u(T x, long n) {
+  if (n < 0) return (T)0;
+  if (fabs(x) == (T)1) return (x > (T)0 || n % 2 == 0) ? (T)(n + 1) : (T)(-(n + 1));
+  if (n > 8 && fabs(x) < (T)1) {
+    const T th = acos(x);
+    if (sin(th) != (T)0) return sin((T)(n + 1) * th) / sin(th);
+    return (T)(n + 1) * cos((T)(n + 1) * th) / x;
+  }
+  if (n == 0) return (T)1;
+  if (n == 1) return x + x;
+  T p = (T)1, q = x + x, r = q;
+  for (long k = 2; k <= n && !isnan(q); ++k) {
+    r = (x + x) * q - p;
+    p = q;
+    q = r;
+  }
+  return r;
+}
+inline T sp_chebyshev_v(T x, long n) {
+  if (n < 0) return (T)0;
+  if (fabs(x) == (T)1) {
+    if (x > (T)0) return (T)1;
+    return n % 2 == 0 ? (T)(n + n + 1) : (T)(-(n + n + 1));
+  }
+  if (n > 8 && fabs(x) < (T)1) {
+    const T th = acos(x);
+    if (sin(th / (T)2) != (T)1) return cos(((T)n + (T)0.5) * th) / cos(th / (T)2);
+    return n % 2 == 0 ? (T)(n + n + 1) : (T)(-(n + n + 1));
+  }
+  if (n == 0) return (T)1;
+  if (n == 1) return x + x - (T)1;
+  T p = (T)1, q = x + x - (T)1, r = q;
+  for (long k = 2; k <= n && !isnan(q); ++k) {
+    r = (x + x) * q - p;
+    p = q;
+    q = r;
+  }
+  return r;
+}
+inline T sp_chebyshev_w(T x, long n) {
+  if (n < 0) return (T)0;
+  if (fabs(x) == (T)1) {
+    if (x > (T)0) return (T)(n + n + 1);
+    return n % 2 == 0 ? (T)1 : (T)-1;
+  }
+  if (n > 8 && fabs(x) < (T)1) {
+    const T th = acos(x);
+    if (cos(th / (T)2) != (T)1) return sin(((T)n + (T)0.5) * th) / sin(th / (T)2);
+    if (x > (T)0) return (T)(n + n + 1);
+    return n % 2 == 0 ? (T)1 : (T)-1;
+  }
+  if (n == 0) return (T)1;
+  if (n == 1) return x + x + (T)1;
+  T p = (T)1, q = x + x + (T)1, r = q;
+  for (long k = 2; k <= n && !isnan(q); ++k) {
+    r = (x + x) * q - p;
+    p = q;
+    q = r;
+  }
+  return r;
+}
+// Shifted Chebyshev polynomials: the above at 2x - 1, with the CPU's own
+// special cases (x == 1, x == 0, and its switch points).
+inline T sp_shifted_chebyshev_t(T x, long n) {
+  if (n < 0) return (T)0;
+  if (x == (T)1) return (T)1;
+  if (x == (T)0) return n % 2 == 0 ? (T)1 : (T)-1;
+  const T y = x + x - (T)1;
+  if (n > 6 && fabs(y) < (T)1) return cos((T)n * acos(y));
+  if (n == 0) return (T)1;
+  if (n == 1) return y;
+  T p = (T)1, q = y, r = q;
+  for (long k = 2; k <= n && !isnan(q); ++k) {
+    r = (y + y) * q - p;
+    p = q;
+    q = r;
+  }
+  return r;
+}
+inline T sp_shifted_chebyshev_u(T x, long n) {
+  if (n < 0) return (T)0;
+  if (x == (T)1) return (T)(n + 1);
+  if (x == (T)0) return n % 2 == 0 ? (T)(n + 1) : (T)(-(n + 1));
+  const T y = x + x - (T)1;
+  if (n > 6 && fabs(y) < (T)1) {
+    const T th = acos(y);
+    if (sin(th) != (T)0) return sin((T)(n + 1) * th) / sin(th);
+    return (T)(n + 1) * cos((T)(n + 1) * th) / y;
+  }
+  if (n == 0) return (T)1;
+  if (n == 1) return y + y;
+  T p = (T)1, q = y + y, r = q;
+  for (long k = 2; k <= n && !isnan(q); ++k) {
+    r = (y + y) * q - p;
+    p = q;
+    q = r;
+  }
+  return r;
+}
+inline T sp_shifted_chebyshev_v(T x, long n) {
+  if (n < 0) return (T)0;
+  if (x == (T)1) return (T)1;
+  if (x == (T)0) return n % 2 == 0 ? (T)(n + n + 1) : (T)(-(n + n + 1));
+  const T y = x + x - (T)1;
+  if (n > 6 && fabs(y) < (T)1) {
+    const T th = acos(y);
+    if (sin(th / (T)2) != (T)1) return cos(((T)n + (T)0.5) * th) / cos(th / (T)2);
+    return n % 2 == 0 ? (T)(n + n + 1) : (T)(-(n + n + 1));
+  }
+  if (n == 0) return (T)1;
+  if (n == 1) return y + y - (T)1;
+  T p = (T)1, q = y + y - (T)1, r = q;
+  for (long k = 2; k <= n && !isnan(q); ++k) {
+    r = (y + y) * q - p;
+    p = q;
+    q = r;
+  }
+  return r;
+}
+inline T sp_shifted_chebyshev_w(T x, long n) {
+  if (n < 0) return (T)0;
+  if (x == (T)1) return (T)(n + n + 1);
+  if (x == (T)0) return n % 2 == 0 ? (T)1 : (T)-1;
+  const T y = x + x - (T)1;
+  if (n > 4 && fabs(y) < (T)1) {
+    const T th = acos(y);
+    if (cos(th / (T)2) != (T)1) return sin(((T)n + (T)0.5) * th) / sin(th / (T)2);
+    return n % 2 == 0 ? (T)1 : (T)-1;
+  }
+  if (n == 0) return (T)1;
+  if (n == 1) return y + y + (T)1;
+  T p = (T)1, q = y + y + (T)1, r = q;
+  for (long k = 2; k <= n && !isnan(q); ++k) {
+    r = (y + y) * q - p;
+    p = q;
+    q = r;
+  }
+  return r;
+}
+// Physicists' (h) and probabilists' (he) Hermite polynomials; NaN past the
+// CPU's degree limit (128 for float, 512 for double).
+inline T sp_hermite_h(T x, T nf) {
+  const long n = (isinf(nf) || isnan(nf)) ? -1 : (long)nf;
+  if (n < 0) return (T)0;
+  if (n == 0) return (T)1;
+  if (n == 1) return x + x;
+  if (n > (SP_IS_DOUBLE ? 512 : 128)) return PW_NAN;
+  T p = (T)1, q = x + x, r = q;
+  for (long k = 2; k < n + n; k += 2) {
+    r = (x + x) * q - (T)k * p;
+    p = q;
+    q = r;
+  }
+  return r;
+}
+inline T sp_hermite_he(T x, long n) {
+  if (n < 0) return (T)0;
+  if (n == 0) return (T)1;
+  if (n == 1) return x;
+  if (n > (SP_IS_DOUBLE ? 512 : 128)) return PW_NAN;
+  T p = (T)1, q = x, r = q;
+  for (long k = 1; k < n; ++k) {
+    r = x * q - (T)k * p;
+    p = q;
+    q = r;
+  }
+  return r;
+}
+inline T sp_laguerre_l(T x, long n) {
+  if (n < 0) return (T)0;
+  if (fabs(x) == (T)0) return (T)1;
+  if (n == 0) return (T)1;
+  if (n == 1) return (T)1 - x;
+  T p = (T)1, q = (T)1 - x, r = q;
+  for (long k = 1; k < n && !isnan(q); ++k) {
+    r = (((T)(k + k) + ((T)1 - x)) * q - (T)k * p) / (T)(k + 1);
+    p = q;
+    q = r;
+  }
+  return r;
+}
+inline T sp_legendre_p(T x, long n) {
+  if (n < 0) return (T)0;
+  if (fabs(x) == (T)1) return (x > (T)0 || n % 2 == 0) ? (T)1 : (T)-1;
+  if (n == 0) return (T)1;
+  if (n == 1) return x;
+  T p = (T)1, q = x, r = q;
+  for (long k = 1; k < n && !isnan(q); ++k) {
+    r = ((T)(k + k + 1) * x * q - (T)k * p) / (T)(k + 1);
+    p = q;
+    q = r;
+  }
+  return r;
+}
+// One unit in the last place toward b. digits 0: T's own format (OpenCL's
+// nextafter); 11 / 8: a half / bfloat16 value held in float.
+inline T sp_nextafter(T a, T b, long digits) {
+  if (digits == 0) return nextafter(a, b);
+  if (isnan(a) || isnan(b)) return a + b;
+  if (a == b) return b;
+  const int emin = digits == 11 ? -13 : -125;  // frexp exponent of the smallest normal
+  const int emax = digits == 11 ? 16 : 128;    // frexp exponent of the largest finite
+  if (isinf(a)) return copysign(ldexp((T)1 - ldexp((T)1, (int)-digits), emax), a);
+  if (a == (T)0) return copysign(ldexp((T)1, emin - (int)digits), b);
+  int e;
+  const T m = frexp(a, &e);
+  e = max(e, emin);
+  T ulp = ldexp((T)1, e - (int)digits);
+  const int away = (b > a) == (a > (T)0);
+  if (!away && fabs(m) == (T)0.5 && e > emin) ulp *= (T)0.5;
+  return a + (b > a ? ulp : -ulp);
+}
+#endif
