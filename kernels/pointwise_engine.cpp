@@ -154,7 +154,10 @@ c10::Scalar cpu_scalar_value(at::TensorIteratorBase& iter, int arg, c10::ScalarT
 }  // namespace
 
 void check_op_dtype(const PointwiseOp& op, c10::ScalarType dtype) {
-  const uint8_t cls = c10::isFloatingType(dtype) ? kFloating : dtype == c10::kBool ? kBoolean : kIntegral;
+  const uint8_t cls = c10::isReducedFloatingType(dtype) ? kFloating
+                      : c10::isFloatingType(dtype)      ? kFloating | kFloatDouble
+                      : dtype == c10::kBool             ? kBoolean
+                                                        : kIntegral;
   TORCH_CHECK_NOT_IMPLEMENTED((op.dtypes & cls) != 0, "\"", op.name, "\" not implemented for '",
                               c10::toString(dtype), "'");
 }

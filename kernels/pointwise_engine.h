@@ -23,6 +23,7 @@ enum DtypeSet : uint8_t {
   kIntegralAndBool = kIntegral | kBoolean,
   kNumbers = kFloating | kIntegral,
   kAllTypes = kFloating | kIntegral | kBoolean,
+  kFloatDouble = 8,  // float and double only (AT_DISPATCH_FLOATING_TYPES)
 };
 
 // Inside `expr`:
