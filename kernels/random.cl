@@ -55,9 +55,9 @@ inline void uniforms(uint4 r, FT* u) { u[0] = u24(r.x); u[1] = u24(r.y); u[2] = 
 // `v` rounded to the output's storage precision (for uniform_'s upper bound).
 inline FT round_to_storage(FT v) {
 #if defined(RND_HALF)
-  half h;
-  vstore_half(v, 0, &h);
-  return vload_half(0, &h);
+  ushort h;  // (no half variables without cl_khr_fp16; half pointers are fine)
+  vstore_half(v, 0, (__private half*)&h);
+  return vload_half(0, (__private half*)&h);
 #elif defined(RND_BF16)
   return bf16_to_float(float_to_bf16(v));
 #else
