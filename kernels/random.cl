@@ -2,11 +2,13 @@
 // numbers: as easy as 1, 2, 3", SC'11), the counter-based generator curand
 // uses. Launchers: kernels/random_ops.cpp; state: backend/generator.h.
 //
-// A launch gets the generator's (seed, offset). Element-thread g (the
-// elements g*VPB .. g*VPB+VPB-1 of the TensorIterator's linear order) uses
-// the single block philox(counter = (offset, g), key = seed): 4 x 32 random
-// bits, so every op advances the offset by 1 and the result does not depend
-// on the launch configuration.
+// A launch gets the generator's (seed, offset). With n elements in the
+// TensorIterator's linear order and G = ceil(n / VPB) element-threads,
+// element-thread g owns the elements g, g + G, g + 2G, ... (VPB of them, as
+// CUDA's distribution kernels: neighbouring threads write neighbouring
+// elements) and uses the single block philox(counter = (offset, g),
+// key = seed): 4 x 32 random bits. So every op advances the offset by 1 and
+// the result does not depend on the launch configuration.
 //
 // Preamble (from the launcher): the output dtype's ST/LOAD/STORE, FT (the
 // type the distribution is computed in: double for float64, else float),
@@ -19,9 +21,8 @@
 
 inline uint4 philox4x32_10(uint4 c, uint2 k) {
   for (int r = 0; r < 10; ++r) {
-    const uint lo0 = PHILOX_M0 * c.x, hi0 = mul_hi(PHILOX_M0, c.x);
-    const uint lo1 = PHILOX_M1 * c.z, hi1 = mul_hi(PHILOX_M1, c.z);
-    c = (uint4)(hi1 ^ c.y ^ k.x, lo1, hi0 ^ c.w ^ k.y, lo0);
+    const ulong p0 = (ulong)PHILOX_M0 * c.x, p1 = (ulong)PHILOX_M1 * c.z;
+    c = (uint4)((uint)(p1 >> 32) ^ c.y ^ k.x, (uint)p1, (uint)(p0 >> 32) ^ c.w ^ k.y, (uint)p0);
     k += (uint2)(PHILOX_W0, PHILOX_W1);
   }
   return c;
@@ -32,8 +33,12 @@ inline uint4 rng_block(ulong seed, ulong offset, long g) {
                        (uint2)((uint)seed, (uint)(seed >> 32)));
 }
 
-// Element-thread loop: g covers elements g*vpb ..; grid-stride.
-#define FOR_GROUP(g, n, vpb) for (long g = get_global_id(0); g * (vpb) < (n); g += get_global_size(0))
+// Element-thread loop (grid-stride) over G = ceil(n / vpb) element-threads;
+// ELEM(g, k) is the k-th element of thread g.
+#define FOR_GROUP(g, n, vpb)                  \
+  const long G = ((n) + (vpb) - 1) / (vpb);   \
+  for (long g = get_global_id(0); g < G; g += get_global_size(0))
+#define ELEM(g, k) ((g) + (long)(k) * G)
 
 // Uniforms in [0, 1) as the CPU's uniform_real_distribution: 24 random bits
 // for float, 53 for double.
@@ -67,9 +72,13 @@ inline FT round_to_storage(FT v) {
 
 inline void put(const Indexer* ix, __global ST* o, long n, long i, FT v) {
   if (i < n) {
-    long off[MAX_OPERANDS];
-    indexer_offsets(ix, i, off);
-    STORE(o, off[0], v);
+    if (ix->ndim < 0) {
+      STORE(o, i, v);
+    } else {
+      long off[MAX_OPERANDS];
+      indexer_offsets(ix, i, off);
+      STORE(o, off[0], v);
+    }
   }
 }
 
@@ -86,7 +95,7 @@ inline void put(const Indexer* ix, __global ST* o, long n, long i, FT v) {
       uniforms(rng_block(seed, offset, g), us);                                          \
       for (int k = 0; k < VPB; ++k) {                                                    \
         const FT u = us[k];                                                              \
-        put(&ix, o, n, g * VPB + k, EXPR);                                               \
+        put(&ix, o, n, ELEM(g, k), EXPR);                                               \
       }                                                                                  \
     }                                                                                    \
   }
@@ -131,7 +140,7 @@ inline void box_muller(const FT* u, FT* z) {
       box_muller(us, zs);                                                                \
       for (int k = 0; k < VPB; ++k) {                                                    \
         const FT z = zs[k] * b + a;                                                      \
-        put(&ix, o, n, g * VPB + k, EXPR);                                               \
+        put(&ix, o, n, ELEM(g, k), EXPR);                                               \
       }                                                                                  \
     }                                                                                    \
   }
@@ -154,7 +163,7 @@ __kernel void rng_random(Indexer ix, long n, __global char* ob, ulong oo, ulong 
       bits[0] = r.x; bits[1] = r.y; bits[2] = r.z; bits[3] = r.w;
     }
     for (int k = 0; k < vpb; ++k) {
-      const long i = g * vpb + k;
+      const long i = ELEM(g, k);
       if (i < n) {
         const long v = (long)((range == 0 ? bits[k] : bits[k] % range) + (ulong)base);
         long off[MAX_OPERANDS];
@@ -173,7 +182,7 @@ __kernel void rng_bernoulli_scalar(Indexer ix, long n, __global char* ob, ulong 
     const uint4 r = rng_block(seed, offset, g);
     const uint bits[4] = {r.x, r.y, r.z, r.w};
     for (int k = 0; k < 4; ++k) {
-      const long i = g * 4 + k;
+      const long i = ELEM(g, k);
       if (i < n) {
         long off[MAX_OPERANDS];
         indexer_offsets(&ix, i, off);
@@ -195,7 +204,7 @@ __kernel void rng_dropout(Indexer ix, long n, __global char* ob, ulong oo, __glo
     const uint4 r = rng_block(seed, offset, g);
     const uint bits[4] = {r.x, r.y, r.z, r.w};
     for (int k = 0; k < 4; ++k) {
-      const long i = g * 4 + k;
+      const long i = ELEM(g, k);
       if (i < n) {
         long off[MAX_OPERANDS];
         indexer_offsets(&ix, i, off);
@@ -242,7 +251,7 @@ __kernel void rng_bernoulli_tensor(Indexer ix, long n, __global char* ob, ulong 
     const uint4 r = rng_block(seed, offset, g);
     const uint bits[4] = {r.x, r.y, r.z, r.w};
     for (int k = 0; k < 4; ++k) {
-      const long i = g * 4 + k;
+      const long i = ELEM(g, k);
       if (i < n) {
         long off[MAX_OPERANDS];
         indexer_offsets(&ix, i, off);
