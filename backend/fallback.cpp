@@ -1,5 +1,6 @@
 #include "backend/fallback.h"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/native/CPUFallback.h>
 #include <torch/library.h>
 
@@ -37,13 +38,11 @@ std::string op_name(const c10::OperatorHandle& op) {
   return n.overload_name.empty() ? n.name : n.name + "." + n.overload_name;
 }
 
-// The CPU kernels of random ops need a CPU generator: run them on a CPU
-// generator carrying the ocl generator's state and write the state back, so
-// torch.ocl.manual_seed() governs them.
+// The CPU kernels of random ops need a CPU generator: each such call gets a
+// fresh CPU generator seeded from the ocl generator's (seed, offset), and the
+// ocl generator's offset advances, so torch.ocl.manual_seed() governs them
+// and consecutive calls differ.
 struct GeneratorSwap {
-  std::vector<std::pair<at::Generator, at::Generator>> swaps;  // (ocl, cpu)
-  std::vector<std::unique_lock<std::mutex>> locks;
-
   GeneratorSwap(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     const auto& args = op.schema().arguments();
     const size_t first = stack->size() - args.size();
@@ -52,22 +51,18 @@ struct GeneratorSwap {
       if (auto opt = type->cast<c10::OptionalType>()) type = opt->getElementType();
       if (type->kind() != c10::TypeKind::GeneratorType) continue;
       c10::IValue& v = (*stack)[first + i];
-      at::Generator gen;
-      if (v.isNone()) {
-        gen = default_generator(-1);
-      } else {
+      std::optional<at::Generator> gen;
+      if (!v.isNone()) {
         gen = v.toGenerator();
-        if (gen.device().type() != c10::DeviceType::PrivateUse1) continue;
+        if (gen->device().type() != c10::DeviceType::PrivateUse1) continue;
       }
-      locks.emplace_back(gen.mutex());
-      at::Generator cpu = at::make_generator<at::CPUGeneratorImpl>();
-      cpu.set_state(gen.get_state());
-      v = c10::IValue(cpu);
-      swaps.emplace_back(gen, cpu);
+      const PhiloxState s = reserve_philox(gen, gen ? gen->device().index() : -1);
+      // splitmix64 of (seed, offset): distinct CPU seeds for distinct states.
+      uint64_t z = s.seed ^ (s.offset + 0x9E3779B97F4A7C15ull) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      v = c10::IValue(at::make_generator<at::CPUGeneratorImpl>(z ^ (z >> 31)));
     }
-  }
-  ~GeneratorSwap() {
-    for (auto& [gen, cpu] : swaps) gen.set_state(cpu.get_state());
   }
 };
 

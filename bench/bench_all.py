@@ -16,6 +16,9 @@
   f. Compile time of pointwise programs: first call in a fresh process with an
      empty TORCH_OCL_CACHE_DIR (cold disk), in a second fresh process with the
      now-filled cache (warm disk), and a second call in-process (warm memory).
+  g. Random number throughput: a.uniform_() and a.normal_() (float32, 1M and
+     16M elements, Philox on the device) in GB/s of float32 written, vs the
+     same copy baselines (and the CPU's generator).
 
 Ratios in a-c are "ocl / baseline" in time: > 1 means ocl is slower; in d-e
 they are "ocl GB/s / baseline GB/s": < 1 means ocl is slower. The ocl timings
@@ -257,6 +260,10 @@ ELEMENTWISE_OPS = {
     "relu(a)": (_vec, lambda a, b: torch.relu(a), 2),
     "a.clone()": (_vec, lambda a, b: a.clone(), 2),
     "a.t() + b.t()": (_square, lambda a, b: a.t() + b.t(), 3),
+}
+RANDOM_OPS = {  # counted as 1 tensor written
+    "a.uniform_()": (_vec, lambda a, b: a.uniform_(), 1),
+    "a.normal_()": (_vec, lambda a, b: a.normal_(), 1),
 }
 REDUCTION_OPS = {  # counted as 1 tensor read (the output is 1 element or one row)
     "a.sum()": (_vec, lambda a, b: a.sum(), 1),
@@ -576,6 +583,8 @@ def main():
                                                 bw_target_s, has_cuda, cpu_ref))
     red = section("e", lambda: bench_bandwidth(REDUCTION_OPS, bw_numels, baselines, bw_target_s,
                                                has_cuda, cpu_ref))
+    rng = section("g", lambda: bench_bandwidth(RANDOM_OPS, bw_numels, baselines, bw_target_s,
+                                               has_cuda, cpu_ref))
     comp = section("f", lambda: bench_compile(compile_dtypes))
     meta["wall_s"] = time.perf_counter() - t0
     meta["loadavg_end"] = os.getloadavg()[0]
@@ -594,6 +603,9 @@ def main():
     print_bandwidth("e. reduction bandwidth, float32 (GB/s of bytes read: 1 x numel x 4)", red,
                     has_cuda, cpu_ref)
     print()
+    print_bandwidth("g. random number throughput, float32 (GB/s of bytes written: 1 x numel x 4)",
+                    rng, has_cuda, cpu_ref)
+    print()
     print_compile(comp)
     print(f"\n(total {meta['wall_s']:.1f} s; per section: "
           + ", ".join(f"{k} {v:.1f}" for k, v in section_s.items()) + ")")
@@ -601,7 +613,7 @@ def main():
         with open(args.json, "w") as f:
             json.dump({"meta": meta, "mm": mm, "add_bandwidth": bw, "latency": lat,
                        "copy_baselines": {str(k): v for k, v in baselines.items()},
-                       "elementwise_bandwidth": elem, "reduction_bandwidth": red,
+                       "elementwise_bandwidth": elem, "reduction_bandwidth": red, "random_throughput": rng,
                        "compile": comp}, f, indent=2)
         print(f"wrote {args.json}")
 

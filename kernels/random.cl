@@ -1,0 +1,265 @@
+// Random numbers on the device: Philox4x32-10 (Salmon et al., "Parallel random
+// numbers: as easy as 1, 2, 3", SC'11), the counter-based generator curand
+// uses. Launchers: kernels/random_ops.cpp; state: backend/generator.h.
+//
+// A launch gets the generator's (seed, offset). With n elements in the
+// TensorIterator's linear order and G = ceil(n / VPB) element-threads,
+// element-thread g owns the elements g, g + G, g + 2G, ... (VPB of them, as
+// CUDA's distribution kernels: neighbouring threads write neighbouring
+// elements) and uses the single block philox(counter = (offset, g),
+// key = seed): 4 x 32 random bits. So every op advances the offset by 1 and
+// the result does not depend on the launch configuration.
+//
+// Preamble (from the launcher): the output dtype's ST/LOAD/STORE, FT (the
+// type the distribution is computed in: double for float64, else float),
+// FT_DOUBLE, RND_HALF / RND_BF16; with BERNOULLI_TENSOR the p dtype's SRC_*.
+
+#define PHILOX_M0 0xD2511F53u
+#define PHILOX_M1 0xCD9E8D57u
+#define PHILOX_W0 0x9E3779B9u
+#define PHILOX_W1 0xBB67AE85u
+
+inline uint4 philox4x32_10(uint4 c, uint2 k) {
+  for (int r = 0; r < 10; ++r) {
+    const ulong p0 = (ulong)PHILOX_M0 * c.x, p1 = (ulong)PHILOX_M1 * c.z;
+    c = (uint4)((uint)(p1 >> 32) ^ c.y ^ k.x, (uint)p1, (uint)(p0 >> 32) ^ c.w ^ k.y, (uint)p0);
+    k += (uint2)(PHILOX_W0, PHILOX_W1);
+  }
+  return c;
+}
+
+inline uint4 rng_block(ulong seed, ulong offset, long g) {
+  return philox4x32_10((uint4)((uint)offset, (uint)(offset >> 32), (uint)g, (uint)((ulong)g >> 32)),
+                       (uint2)((uint)seed, (uint)(seed >> 32)));
+}
+
+// Element-thread loop (grid-stride) over G = ceil(n / vpb) element-threads;
+// ELEM(g, k) is the k-th element of thread g.
+#define FOR_GROUP(g, n, vpb)                  \
+  const long G = ((n) + (vpb) - 1) / (vpb);   \
+  for (long g = get_global_id(0); g < G; g += get_global_size(0))
+#define ELEM(g, k) ((g) + (long)(k) * G)
+
+// Uniforms in [0, 1) as the CPU's uniform_real_distribution: 24 random bits
+// for float, 53 for double.
+inline float u24(uint x) { return (float)(x >> 8) * 0x1p-24f; }
+#ifdef FT_DOUBLE
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define VPB 2
+inline double u53(uint lo, uint hi) { return (double)((((ulong)hi << 32) | lo) >> 11) * 0x1p-53; }
+inline void uniforms(uint4 r, FT* u) { u[0] = u53(r.x, r.y); u[1] = u53(r.z, r.w); }
+#define FT_PI M_PI
+#define FT_EPS DBL_EPSILON
+#else
+#define VPB 4
+inline void uniforms(uint4 r, FT* u) { u[0] = u24(r.x); u[1] = u24(r.y); u[2] = u24(r.z); u[3] = u24(r.w); }
+#define FT_PI M_PI_F
+#define FT_EPS FLT_EPSILON
+#endif
+
+// `v` rounded to the output's storage precision (for uniform_'s upper bound).
+inline FT round_to_storage(FT v) {
+#if defined(RND_HALF)
+  ushort h;  // (no half variables without cl_khr_fp16; half pointers are fine)
+  vstore_half(v, 0, (__private half*)&h);
+  return vload_half(0, (__private half*)&h);
+#elif defined(RND_BF16)
+  return bf16_to_float(float_to_bf16(v));
+#else
+  return v;
+#endif
+}
+
+inline void put(const Indexer* ix, __global ST* o, long n, long i, FT v) {
+  if (i < n) {
+    if (ix->ndim < 0) {
+      STORE(o, i, v);
+    } else {
+      long off[MAX_OPERANDS];
+      indexer_offsets(ix, i, off);
+      STORE(o, off[0], v);
+    }
+  }
+}
+
+#ifndef BERNOULLI_TENSOR
+
+// One kernel per continuous distribution: VPB uniforms per block, mapped by
+// EXPR(u) (u: the uniform; a, b: the parameters).
+#define CONTINUOUS_KERNEL(name, EXPR)                                                      \
+  __kernel void name(Indexer ix, long n, __global char* ob, ulong oo, ulong seed,        \
+                     ulong offset, FT a, FT b) {                                         \
+    __global ST* o = PTR(ST, ob, oo);                                                    \
+    FOR_GROUP(g, n, VPB) {                                                               \
+      FT us[VPB];                                                                        \
+      uniforms(rng_block(seed, offset, g), us);                                          \
+      for (int k = 0; k < VPB; ++k) {                                                    \
+        const FT u = us[k];                                                              \
+        put(&ix, o, n, ELEM(g, k), EXPR);                                               \
+      }                                                                                  \
+    }                                                                                    \
+  }
+
+// uniform_(from = a, to = b): a value that rounds to `to` becomes `from`, as the CPU.
+inline FT uniform_value(FT u, FT a, FT b) {
+  const FT v = round_to_storage(u * (b - a) + a);
+  return v == round_to_storage(b) ? round_to_storage(a) : v;
+}
+CONTINUOUS_KERNEL(rng_uniform, uniform_value(u, a, b))
+// exponential_(lambda = a)
+CONTINUOUS_KERNEL(rng_exponential, (FT)(-1) / a * log1p(-u))
+// geometric_(log1p(-p) = a): ceil(log(v) / log1p(-p)) with v = 1 - u in (0, 1], at least 1
+CONTINUOUS_KERNEL(rng_geometric, fmax((FT)1, ceil(log((FT)1 - u) / a)))
+// cauchy_(median = a, sigma = b); float clips u away from 0 and 1 as ATen
+inline FT cauchy_value(FT u, FT a, FT b) {
+#ifndef FT_DOUBLE
+  u = clamp(u, FT_EPS, (FT)1 - FT_EPS);
+#endif
+  return a + b * tan(FT_PI * (u - (FT)0.5));
+}
+CONTINUOUS_KERNEL(rng_cauchy, cauchy_value(u, a, b))
+
+// normal_(mean = a, std = b) and log_normal_ (exp of it): Box-Muller on
+// pairs of uniforms.
+inline void box_muller(const FT* u, FT* z) {
+  for (int k = 0; k < VPB; k += 2) {
+    const FT radius = sqrt((FT)(-2) * log((FT)1 - u[k]));  // 1 - u in (0, 1]
+    FT c;
+    const FT s = sincos((FT)2 * FT_PI * u[k + 1], &c);
+    z[k] = radius * c;
+    z[k + 1] = radius * s;
+  }
+}
+#define NORMAL_KERNEL(name, EXPR)                                                          \
+  __kernel void name(Indexer ix, long n, __global char* ob, ulong oo, ulong seed,        \
+                     ulong offset, FT a, FT b) {                                         \
+    __global ST* o = PTR(ST, ob, oo);                                                    \
+    FOR_GROUP(g, n, VPB) {                                                               \
+      FT us[VPB], zs[VPB];                                                               \
+      uniforms(rng_block(seed, offset, g), us);                                          \
+      box_muller(us, zs);                                                                \
+      for (int k = 0; k < VPB; ++k) {                                                    \
+        const FT z = zs[k] * b + a;                                                      \
+        put(&ix, o, n, ELEM(g, k), EXPR);                                               \
+      }                                                                                  \
+    }                                                                                    \
+  }
+NORMAL_KERNEL(rng_normal, z)
+NORMAL_KERNEL(rng_log_normal, exp(z))
+
+// random_: (bits % range) + base, from 32 random bits when range < 2^32
+// (4 values per block) else from 64 (2 per block); range 0 = all 64 bits.
+__kernel void rng_random(Indexer ix, long n, __global char* ob, ulong oo, ulong seed,
+                         ulong offset, ulong range, long base, int wide) {
+  __global ST* o = PTR(ST, ob, oo);
+  const int vpb = wide ? 2 : 4;
+  FOR_GROUP(g, n, vpb) {
+    const uint4 r = rng_block(seed, offset, g);
+    ulong bits[4];
+    if (wide) {
+      bits[0] = ((ulong)r.y << 32) | r.x;
+      bits[1] = ((ulong)r.w << 32) | r.z;
+    } else {
+      bits[0] = r.x; bits[1] = r.y; bits[2] = r.z; bits[3] = r.w;
+    }
+    for (int k = 0; k < vpb; ++k) {
+      const long i = ELEM(g, k);
+      if (i < n) {
+        const long v = (long)((range == 0 ? bits[k] : bits[k] % range) + (ulong)base);
+        long off[MAX_OPERANDS];
+        indexer_offsets(&ix, i, off);
+        STORE(o, off[0], v);
+      }
+    }
+  }
+}
+
+// bernoulli_(p): 1 where 32 random bits < threshold = p * 2^32.
+__kernel void rng_bernoulli_scalar(Indexer ix, long n, __global char* ob, ulong oo, ulong seed,
+                                   ulong offset, ulong threshold) {
+  __global ST* o = PTR(ST, ob, oo);
+  FOR_GROUP(g, n, 4) {
+    const uint4 r = rng_block(seed, offset, g);
+    const uint bits[4] = {r.x, r.y, r.z, r.w};
+    for (int k = 0; k < 4; ++k) {
+      const long i = ELEM(g, k);
+      if (i < n) {
+        long off[MAX_OPERANDS];
+        indexer_offsets(&ix, i, off);
+        STORE(o, off[0], (int)((ulong)bits[k] < threshold));
+      }
+    }
+  }
+}
+
+// native_dropout: mask = bits < threshold (keep probability 1 - p);
+// out = in * mask * scale. Operands: 0 out, 1 mask (bool), 2 in.
+__kernel void rng_dropout(Indexer ix, long n, __global char* ob, ulong oo, __global char* mb,
+                          ulong mo, __global char* ib, ulong io, ulong seed, ulong offset,
+                          ulong threshold, FT scale) {
+  __global ST* out = PTR(ST, ob, oo);
+  __global uchar* mask = PTR(uchar, mb, mo);
+  __global ST* in = PTR(ST, ib, io);
+  FOR_GROUP(g, n, 4) {
+    const uint4 r = rng_block(seed, offset, g);
+    const uint bits[4] = {r.x, r.y, r.z, r.w};
+    for (int k = 0; k < 4; ++k) {
+      const long i = ELEM(g, k);
+      if (i < n) {
+        long off[MAX_OPERANDS];
+        indexer_offsets(&ix, i, off);
+        const uchar keep = (ulong)bits[k] < threshold;
+        mask[off[1]] = keep;
+        STORE(out, off[0], (FT)LOAD(in, off[2]) * (FT)keep * scale);
+      }
+    }
+  }
+}
+
+// randperm(n): out[i] = a keyed pseudo-random permutation of [0, 2^(2h))
+// (a balanced Feistel network, Philox as round function) applied to i,
+// cycle-walked until it lands in [0, n): a bijection on [0, n), no sort.
+__kernel void rng_randperm(long n, __global char* ob, ulong oo, ulong seed, ulong offset, int h) {
+  __global ST* o = PTR(ST, ob, oo);
+  const ulong half_mask = (h >= 64 ? ~0ul : ((1ul << h) - 1));
+  GRID_LOOP(i, n) {
+    ulong x = (ulong)i;
+    do {
+      ulong left = x >> h, right = x & half_mask;
+      for (int round = 0; round < 8; ++round) {
+        const uint4 f = philox4x32_10((uint4)((uint)right, (uint)(right >> 32), (uint)round, (uint)offset),
+                                      (uint2)((uint)seed, (uint)(seed >> 32) ^ (uint)(offset >> 32)));
+        const ulong next = (left ^ (((ulong)f.y << 32) | f.x)) & half_mask;
+        left = right;
+        right = next;
+      }
+      x = (left << h) | right;
+    } while (x >= (ulong)n);
+    STORE(o, i, (long)x);
+  }
+}
+
+#else  // BERNOULLI_TENSOR
+
+// bernoulli_(p tensor): operands 0 self, 1 p (dtype SRC_ST), p in [0, 1]
+// (checked by the launcher).
+__kernel void rng_bernoulli_tensor(Indexer ix, long n, __global char* ob, ulong oo,
+                                   __global char* pb, ulong po, ulong seed, ulong offset) {
+  __global ST* o = PTR(ST, ob, oo);
+  __global SRC_ST* p = PTR(SRC_ST, pb, po);
+  FOR_GROUP(g, n, 4) {
+    const uint4 r = rng_block(seed, offset, g);
+    const uint bits[4] = {r.x, r.y, r.z, r.w};
+    for (int k = 0; k < 4; ++k) {
+      const long i = ELEM(g, k);
+      if (i < n) {
+        long off[MAX_OPERANDS];
+        indexer_offsets(&ix, i, off);
+        const ulong threshold = convert_ulong_sat((SRC_CT)SRC_LOAD(p, off[1]) * 0x1p32f);
+        STORE(o, off[0], (int)((ulong)bits[k] < threshold));
+      }
+    }
+  }
+}
+
+#endif  // BERNOULLI_TENSOR

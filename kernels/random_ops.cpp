@@ -1,0 +1,322 @@
+// Random ops on the device (DESIGN.md decision 10). ATen's generic impls
+// (at::native::uniform_, normal_, bernoulli_, random_, exponential_, ...:
+// argument checks, complex via view_as_real, normal's tensor overloads) are
+// registered for PrivateUse1 and call the DispatchStubs registered here, whose
+// kernels are in kernels/random.cl. Each launch reserves one Philox counter
+// block per element-thread from the ocl generator (backend/generator.h).
+// Also native_dropout (fused mask + scale) and randperm (Feistel permutation).
+#include <ATen/ExpandUtils.h>
+#include <ATen/TensorIterator.h>
+#include <ATen/native/DistributionTemplates.h>
+#include <ATen/native/TensorFactories.h>
+#include <ATen/native/UnaryOps.h>
+#include <ATen/ops/bernoulli_native.h>
+#include <ATen/ops/cauchy_native.h>
+#include <ATen/ops/empty_like.h>
+#include <ATen/ops/exponential_native.h>
+#include <ATen/ops/geometric_native.h>
+#include <ATen/ops/log_normal_native.h>
+#include <ATen/ops/native_dropout_backward_native.h>
+#include <ATen/ops/normal_native.h>
+#include <ATen/ops/ones_like.h>
+#include <ATen/ops/random_native.h>
+#include <ATen/ops/uniform_native.h>
+
+#include <cmath>
+
+#include "backend/fallback.h"
+#include "backend/generator.h"
+#include "backend/kernel_launch.h"
+#include "kernels/op_table.h"
+
+namespace torch_ocl {
+namespace {
+
+using at::TensorIteratorBase;
+using c10::ScalarType;
+using Gen = std::optional<at::Generator>;
+
+// random.cl's preamble for output dtype `dtype` (see the top of random.cl).
+std::string random_preamble(ScalarType dtype) {
+  std::string s = dtype_preamble(dtype);
+  s += dtype == at::kDouble ? "#define FT double\n#define FT_DOUBLE 1\n" : "#define FT float\n";
+  if (dtype == at::kHalf) s += "#define RND_HALF 1\n";
+  if (dtype == at::kBFloat16) s += "#define RND_BF16 1\n";
+  return s;
+}
+
+// Values one Philox block (4 x 32 bits) gives a continuous distribution.
+int values_per_block(ScalarType dtype) { return dtype == at::kDouble ? 2 : 4; }
+
+// Launches random.cl's `kernel` over a built iterator: (Indexer, n, tensors...,
+// seed, offset, params...), one work item per `vpb` elements.
+template <class... P>
+void launch(TensorIteratorBase& iter, const std::string& preamble, const char* kernel, int vpb,
+            const Gen& gen, const P&... params) {
+  const int64_t n = iter.numel();
+  if (n == 0) return;
+  const auto device = iter.device(0).index();
+  for (int k = 0; k < iter.ntensors(); ++k) check_dtype_supported(iter.dtype(k), device);
+  const PhiloxState state = reserve_philox(gen, device);
+  Launch l(device, "random", preamble, kernel);
+  l.value(make_indexer(iter)).value<int64_t>(n);
+  for (int k = 0; k < iter.ntensors(); ++k) l.device_pointer(iter.data_ptr(k));
+  l.value<uint64_t>(state.seed).value<uint64_t>(state.offset);
+  (l.value(params), ...);
+  l.run(static_cast<size_t>((n + vpb - 1) / vpb));
+}
+
+// A continuous distribution with parameters (a, b), computed in float (double
+// for float64).
+void continuous(TensorIteratorBase& iter, const char* kernel, const Gen& gen, double a, double b) {
+  const auto dtype = iter.dtype();
+  if (dtype == at::kDouble)
+    launch(iter, random_preamble(dtype), kernel, 2, gen, a, b);
+  else
+    launch(iter, random_preamble(dtype), kernel, 4, gen, static_cast<float>(a), static_cast<float>(b));
+}
+
+void check_floating(ScalarType dtype, const char* name) {
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(dtype), "\"", name, "\" not implemented for '",
+                              c10::toString(dtype), "'");
+}
+
+// The dtypes ATen's AT_DISPATCH_ALL_TYPES_AND* covers (no uint16/32/64).
+bool is_all_types(ScalarType dtype) {
+  return dtype != at::kUInt16 && dtype != at::kUInt32 && dtype != at::kUInt64 && dtype != at::kBool;
+}
+void check_all_types(ScalarType dtype, const char* name, bool with_bool) {
+  TORCH_CHECK_NOT_IMPLEMENTED(is_all_types(dtype) || (with_bool && dtype == at::kBool), "\"", name,
+                              "\" not implemented for '", c10::toString(dtype), "'");
+}
+
+// p in [0, 1] as a threshold on 32 random bits: P(bits < t) = t / 2^32.
+uint64_t bernoulli_threshold(double p) { return static_cast<uint64_t>(std::ldexp(p, 32)); }
+
+void uniform_kernel(TensorIteratorBase& iter, double from, double to, Gen gen) {
+  check_floating(iter.dtype(), "uniform_kernel_ocl");
+  continuous(iter, "rng_uniform", gen, from, to);
+}
+
+void normal_kernel(const at::TensorBase& self, double mean, double std, Gen gen) {
+  check_floating(self.scalar_type(), "normal_kernel_ocl");
+  auto iter = at::TensorIterator::borrowing_nullary_op(self);
+  continuous(iter, "rng_normal", gen, mean, std);
+}
+
+void log_normal_kernel(TensorIteratorBase& iter, double mean, double std, Gen gen) {
+  check_floating(iter.dtype(), "log_normal_ocl");
+  continuous(iter, "rng_log_normal", gen, mean, std);
+}
+
+void cauchy_kernel(TensorIteratorBase& iter, double median, double sigma, Gen gen) {
+  check_floating(iter.dtype(), "cauchy_ocl");
+  continuous(iter, "rng_cauchy", gen, median, sigma);
+}
+
+void exponential_kernel(TensorIteratorBase& iter, double lambda, Gen gen) {
+  TORCH_CHECK(at::isFloatingType(iter.dtype()),
+              "Exponential distribution is a continuous probability distribution. dtype must be a "
+              "floating point but you specified ",
+              iter.dtype());
+  continuous(iter, "rng_exponential", gen, lambda, 0);
+}
+
+void geometric_kernel(TensorIteratorBase& iter, double p, Gen gen) {
+  check_all_types(iter.dtype(), "geometric_ocl", false);
+  continuous(iter, "rng_geometric", gen, std::log1p(-p), 0);
+}
+
+// random_: (bits % range) + base; range 0 = the full 64 bits.
+void random_bits(TensorIteratorBase& iter, uint64_t range, int64_t base, const Gen& gen) {
+  const bool wide = range == 0 || range >= (uint64_t{1} << 32);
+  launch(iter, random_preamble(iter.dtype()), "rng_random", wide ? 2 : 4, gen, range, base,
+         static_cast<int32_t>(wide));
+}
+
+void random_from_to_kernel(TensorIteratorBase& iter, uint64_t range, int64_t base, Gen gen) {
+  random_bits(iter, range, base, gen);
+}
+
+void random_full_64_bits_range_kernel(TensorIteratorBase& iter, Gen gen) {
+  const auto dtype = iter.dtype();
+  check_all_types(dtype, "random_full_64_bits_range_kernel_ocl", false);
+  TORCH_CHECK_NOT_IMPLEMENTED(dtype != at::kHalf, "\"random_full_64_bits_range_kernel_ocl\" not implemented for '",
+                              c10::toString(dtype), "'");
+  TORCH_CHECK(dtype == at::kLong || dtype == at::kDouble || dtype == at::kFloat || dtype == at::kBFloat16,
+              "random_full_64_bits_range_kernel_ocl handles only int64, double, float and bfloat16");
+  random_bits(iter, 0, 0, gen);
+}
+
+// random_() without bounds: [0, 2^digits] for floating types, [0, max] for
+// integers, as the CPU.
+void random_kernel(TensorIteratorBase& iter, Gen gen) {
+  const auto dtype = iter.dtype();
+  check_all_types(dtype, "random_kernel_ocl", true);
+  uint64_t range = 0;
+  switch (dtype) {
+    case at::kBool: range = 2; break;
+    case at::kHalf: range = (uint64_t{1} << 11) + 1; break;
+    case at::kBFloat16: range = (uint64_t{1} << 8) + 1; break;
+    case at::kFloat: range = (uint64_t{1} << 24) + 1; break;
+    case at::kDouble: range = (uint64_t{1} << 53) + 1; break;
+    case at::kByte: range = 256; break;
+    case at::kChar: range = 128; break;
+    case at::kShort: range = 32768; break;
+    case at::kInt: range = uint64_t{1} << 31; break;
+    case at::kLong: range = uint64_t{1} << 63; break;
+    default: TORCH_CHECK(false, "random_: unexpected dtype ", dtype);
+  }
+  random_bits(iter, range, 0, gen);
+}
+
+void bernoulli_scalar_kernel(const at::TensorBase& self, double p, Gen gen) {
+  check_all_types(self.scalar_type(), "bernoulli_scalar_ocl_", true);
+  auto iter = at::TensorIterator::borrowing_nullary_op(self);
+  launch(iter, random_preamble(self.scalar_type()), "rng_bernoulli_scalar", 4, gen, bernoulli_threshold(p));
+}
+
+void bernoulli_tensor_kernel(const at::TensorBase& self, const at::TensorBase& p_, Gen gen) {
+  check_all_types(self.scalar_type(), "bernoulli_tensor_ocl_self_", true);
+  check_floating(p_.scalar_type(), "bernoulli_tensor_ocl_p_");
+  at::Tensor p = at::Tensor(p_).to(self.device());
+  // The CPU kernel checks every p; here that costs a sync, as normal()'s
+  // std >= 0 check in ATen.
+  TORCH_CHECK(p.ge(0).logical_and_(p.le(1)).all().item<bool>(),
+              "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be "
+              "improved?  If so, please report an enhancement request to PyTorch.)");
+  at::Tensor out(self);
+  auto expanded = at::expand_inplace(out, p);
+  auto iter = at::TensorIteratorConfig()
+                  .add_output(out)
+                  .add_const_input(*expanded)
+                  .check_all_same_dtype(false)
+                  .build();
+  launch(iter,
+         random_preamble(self.scalar_type()) + dtype_preamble(p.scalar_type(), "SRC_") +
+             "#define BERNOULLI_TENSOR 1\n",
+         "rng_bernoulli_tensor", 4, gen);
+}
+
+// native_dropout: one kernel writes the bool mask (keep with probability
+// 1 - p) and out = input * mask * scale, as the CPU's
+// input.mul(mask).mul_(scale).
+std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor& input, double p,
+                                                 std::optional<bool> train) {
+  if (input.numel() == 0) return {input, at::empty_like(input)};
+  if (train.has_value() && !*train)
+    return {input.clone(), at::ones_like(input, input.options().dtype(at::kBool))};
+  if (!at::isFloatingType(input.scalar_type())) {
+    auto stack = run_fallback("aten::native_dropout", c10::impl::boxArgs(input, p, train));
+    return {stack[0].toTensor(), stack[1].toTensor()};
+  }
+  const double keep = 1. - p;
+  TORCH_CHECK(0 <= keep && keep <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", keep);
+  const double scale = keep == 0 ? 0. : 1. / keep;
+  at::Tensor mask = at::empty_like(input, input.options().dtype(at::kBool));
+  at::Tensor out = at::empty_like(input);
+  auto iter = at::TensorIteratorConfig()
+                  .add_output(out)
+                  .add_output(mask)
+                  .add_const_input(input)
+                  .check_all_same_dtype(false)
+                  .build();
+  const auto dtype = input.scalar_type();
+  if (dtype == at::kDouble)
+    launch(iter, random_preamble(dtype), "rng_dropout", 4, std::nullopt, bernoulli_threshold(keep), scale);
+  else
+    launch(iter, random_preamble(dtype), "rng_dropout", 4, std::nullopt, bernoulli_threshold(keep),
+           static_cast<float>(scale));
+  return {out, mask};
+}
+
+// randperm: out[i] = F(i) for a keyed Feistel permutation F of [0, 4^h),
+// 4^h >= n, cycle-walked into [0, n) (random.cl). No sort; not every one of
+// the n! permutations is reachable, as with any seeded generator.
+at::Tensor& randperm_out(int64_t n, Gen gen, at::Tensor& result) {
+  TORCH_CHECK(n >= 0, "n must be non-negative, got", n);
+  TORCH_CHECK(!gen.has_value() || result.device() == gen->device(), "Expected a '", result.device(),
+              "' generator device but found '", gen->device(), "'");
+  at::native::check_supported_max_int_with_precision(n, result);
+  const auto dtype = result.scalar_type();
+  check_all_types(dtype, "randperm", false);
+  result.resize_({n});
+  if (n == 0) return result;
+  const auto device = result.device().index();
+  check_dtype_supported(dtype, device);
+  int h = 1;
+  while (h < 31 && (uint64_t{1} << (2 * h)) < static_cast<uint64_t>(n)) ++h;
+  at::Tensor out = result.is_contiguous() ? result : at::empty({n}, result.options());
+  const PhiloxState state = reserve_philox(gen, device);
+  Launch(device, "random", random_preamble(dtype), "rng_randperm")
+      .value<int64_t>(n)
+      .tensor(out)
+      .value<uint64_t>(state.seed)
+      .value<uint64_t>(state.offset)
+      .value<int32_t>(h)
+      .run(static_cast<size_t>(n));
+  if (!out.is_same(result)) result.copy_(out);
+  return result;
+}
+
+}  // namespace
+}  // namespace torch_ocl
+
+namespace at::native {
+REGISTER_PRIVATEUSE1_DISPATCH(uniform_stub, &::torch_ocl::uniform_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(normal_stub, &::torch_ocl::normal_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(log_normal_stub, &::torch_ocl::log_normal_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(cauchy_stub, &::torch_ocl::cauchy_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(exponential_stub, &::torch_ocl::exponential_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(geometric_stub, &::torch_ocl::geometric_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(random_from_to_stub, &::torch_ocl::random_from_to_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(random_full_64_bits_range_stub, &::torch_ocl::random_full_64_bits_range_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(random_stub, &::torch_ocl::random_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(bernoulli_scalar_stub, &::torch_ocl::bernoulli_scalar_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(bernoulli_tensor_stub, &::torch_ocl::bernoulli_tensor_kernel)
+}  // namespace at::native
+
+namespace torch_ocl {
+namespace {
+using at::Tensor;
+using NormalTF = Tensor (*)(const Tensor&, double, Gen);
+using NormalFT = Tensor (*)(double, const Tensor&, Gen);
+using NormalTT = Tensor (*)(const Tensor&, const Tensor&, Gen);
+using NormalTFOut = Tensor& (*)(const Tensor&, double, Gen, Tensor&);
+using NormalFTOut = Tensor& (*)(double, const Tensor&, Gen, Tensor&);
+using NormalTTOut = Tensor& (*)(const Tensor&, const Tensor&, Gen, Tensor&);
+using RandomFrom = Tensor& (*)(Tensor&, int64_t, std::optional<int64_t>, Gen);
+using RandomTo = Tensor& (*)(Tensor&, int64_t, Gen);
+using RandomPlain = Tensor& (*)(Tensor&, Gen);
+using BernoulliF = Tensor& (*)(Tensor&, double, Gen);
+using BernoulliT = Tensor& (*)(Tensor&, const Tensor&, Gen);
+}  // namespace
+
+// uniform_ / normal_ handle complex themselves (view_as_real): registered as
+// they are. The others send complex to the counted CPU fallback (its error).
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("uniform_", TORCH_FN(at::native::uniform_));
+  m.impl("normal_", TORCH_FN(at::native::normal_));
+  m.impl("normal.Tensor_float", TORCH_FN(static_cast<NormalTF>(at::native::normal)));
+  m.impl("normal.float_Tensor", TORCH_FN(static_cast<NormalFT>(at::native::normal)));
+  m.impl("normal.Tensor_Tensor", TORCH_FN(static_cast<NormalTT>(at::native::normal)));
+  m.impl("normal.Tensor_float_out", TORCH_FN(static_cast<NormalTFOut>(at::native::normal_out)));
+  m.impl("normal.float_Tensor_out", TORCH_FN(static_cast<NormalFTOut>(at::native::normal_out)));
+  m.impl("normal.Tensor_Tensor_out", TORCH_FN(static_cast<NormalTTOut>(at::native::normal_out)));
+  m.impl("native_dropout", TORCH_FN(native_dropout));
+  m.impl("native_dropout_backward", TORCH_FN(at::native::native_dropout_backward));
+  m.impl("randperm.generator_out", TORCH_FN(randperm_out));
+}
+
+}  // namespace torch_ocl
+
+OCL_NATIVE_FN("bernoulli_.float", static_cast<torch_ocl::BernoulliF>(&at::native::bernoulli_))
+OCL_NATIVE_FN("bernoulli_.Tensor", static_cast<torch_ocl::BernoulliT>(&at::native::bernoulli_))
+OCL_NATIVE_FN("bernoulli.out", &at::native::bernoulli_out)
+OCL_NATIVE_FN("random_.from", static_cast<torch_ocl::RandomFrom>(&at::native::random_))
+OCL_NATIVE_FN("random_.to", static_cast<torch_ocl::RandomTo>(&at::native::random_))
+OCL_NATIVE_FN("random_", static_cast<torch_ocl::RandomPlain>(&at::native::random_))
+OCL_NATIVE_FN("exponential_", &at::native::exponential_)
+OCL_NATIVE_FN("geometric_", &at::native::geometric_)
+OCL_NATIVE_FN("log_normal_", &at::native::log_normal_)
+OCL_NATIVE_FN("cauchy_", &at::native::cauchy_)
