@@ -1,5 +1,5 @@
 // Bessel and Airy functions of torch.special, one row per op: the kernel
-// expression (helpers in kernels/bessel_lib.cl, Cephes' algorithms as ATen's
+// expression (helpers in kernels/special_lib.cl, Cephes' algorithms as ATen's
 // native/Math.h) and ATen's structured impl, whose meta promotes integer and
 // bool inputs to float. Like the CPU, float and double only (half and
 // bfloat16 raise NotImplementedError). None has an in-place variant.
@@ -20,10 +20,10 @@
 
 using namespace torch_ocl;
 
-// special_<op>: stub special_<op>_stub, kernel sp_<op>(a) from bessel_lib.cl.
+// special_<op>: stub special_<op>_stub, kernel sp_<op>(a) from special_lib.cl.
 #define OCL_BESSEL(op)                                                                           \
   OCL_POINTWISE_STUB(special_##op, special_##op##_stub, .expr = "sp_" #op "(a)", .dtypes = kFloat32And64, \
-                     .lib = "bessel_lib")                                                        \
+                     .lib = "special_lib")                                                        \
   OCL_NATIVE_OP(structured_special_##op##_out, "special_" #op, nullptr, "special_" #op ".out")
 
 OCL_BESSEL(bessel_j0)

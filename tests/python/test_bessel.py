@@ -1,5 +1,5 @@
 """Bessel and Airy functions of torch.special (kernels/bessel_ops.cpp,
-kernels/bessel_lib.cl) against PyTorch CPU.
+kernels/special_lib.cl) against PyTorch CPU.
 
 Every test runs under fallback_mode('error'), so an op that is not native on
 ocl raises instead of quietly running on the CPU. The kernels follow the CPU's
