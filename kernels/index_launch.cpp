@@ -83,7 +83,7 @@ void run_index_kernel(const IndexKernel& k, at::TensorIteratorBase& iter, const 
     meta.push_back(ops.index_dims.empty() ? j : ops.index_dims[j]);
   }
   if (ops.linear) {
-    const at::Tensor& t = *ops.linear;
+    const at::TensorBase& t = *ops.linear;
     meta.push_back(t.dim());
     for (int64_t d = 0; d < t.dim(); ++d) meta.push_back(t.size(d));
     for (int64_t d = 0; d < t.dim(); ++d) meta.push_back(t.stride(d) * t.element_size());

@@ -30,7 +30,7 @@ struct IndexOperands {
   std::vector<int64_t> index_sizes;    // size of the dim each index addresses
   std::vector<int64_t> index_strides;  // its stride in bytes (unused with `linear`)
   std::vector<int64_t> index_dims;     // its number, for error messages
-  const at::Tensor* linear = nullptr;  // take / put_: the one index is a linear index into it
+  const at::TensorBase* linear = nullptr;  // take / put_: the one index is a linear index into it
 };
 
 // Runs `k` over `iter` for elements of `dtype`. `value` fills when there is
