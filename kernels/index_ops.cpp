@@ -52,7 +52,7 @@ const int kIndexPutCheck = register_device_check("index_put_", kIndexError, kOut
 const int kIndexFillCheck = register_device_check("index_fill_", kIndexError, kOutOfBounds);
 const int kIndexCopyCheck = register_device_check(
     "index_copy_", kIndexError, "index_copy_(): index {index} is out of bounds for dimension {dim} with size {size}");
-const int kIndexAddCheck = register_device_check("index_add", kIndexError, kOutOfRangeInSelf);
+const int kIndexAddCheck = register_device_check("index_add", DeviceCheckKind::kRuntimeError, kOutOfBounds);
 const int kIndexReduceCheck = register_device_check("index_reduce", kIndexError, kOutOfRangeInSelf);
 const int kTakeCheck = register_device_check("take", kIndexError, kLinearOutOfRange);
 const int kPutCheck = register_device_check("put_", kIndexError, kLinearOutOfRange);

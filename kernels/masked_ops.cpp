@@ -75,15 +75,11 @@ Tensor nonzero(const Tensor& self) {
 }
 
 Tensor masked_select_impl(const Tensor& self, const Tensor& mask) {
-  TORCH_CHECK(mask.scalar_type() == at::kByte || mask.scalar_type() == at::kBool,
-              "masked_select: expected BoolTensor or ByteTensor for mask");
-  if (mask.scalar_type() == at::kByte)
-    TORCH_WARN("masked_select received a mask with dtype torch.uint8, this behavior is now deprecated,"
-               "please use a mask with dtype torch.bool instead.");
+  TORCH_CHECK(mask.scalar_type() == at::kBool, "masked_select: expected BoolTensor for mask");
   auto [m, s] = at::expand_outplace(mask, self);
   const Tensor sv = s->dim() == 0 ? s->unsqueeze(0) : *s;
   const Tensor mv = m->dim() == 0 ? m->unsqueeze(0) : *m;
-  return at::index(sv, {std::optional<Tensor>(mv.to(at::kBool))});
+  return at::index(sv, {std::optional<Tensor>(mv)});
 }
 
 Tensor& masked_select_out(const Tensor& self, const Tensor& mask, Tensor& result) {

@@ -102,8 +102,6 @@ void scatter_scalar_reduce_kernel(const Tensor& self, const int64_t dim, const T
 }
 void scatter_reduce_two_kernel(const Tensor& self, const int64_t dim, const Tensor& index, const Tensor& src,
                                const at::native::ReductionType& reduce) {
-  TORCH_CHECK_NOT_IMPLEMENTED(self.scalar_type() != at::kBool,
-                              "\"scatter_reduce_two_cpu\" not implemented for 'Bool'");
   scatter_launch(self, dim, index, &src, 0, to_reduce(reduce));
 }
 
