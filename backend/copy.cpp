@@ -8,6 +8,7 @@
 #include <ATen/ops/view_as_real.h>
 #include <c10/core/DeviceGuard.h>
 
+#include "backend/device_checks.h"
 #include "backend/device_ptr.h"
 #include "backend/kernel_launch.h"
 #include "backend/runtime.h"
@@ -100,11 +101,15 @@ void copy_device_to_host(const at::Tensor& dst, const at::Tensor& src, bool non_
   at::Tensor dev = dense(src) ? src : src.contiguous();
   if (dst.scalar_type() == dev.scalar_type() && dst.sizes() == dev.sizes() &&
       dst.strides() == dev.strides() && dense(dst)) {
-    read_bytes(dev, dst.mutable_data_ptr(), dst.nbytes(), !(non_blocking && dst.is_pinned()));
+    const bool blocking = !(non_blocking && dst.is_pinned());
+    read_bytes(dev, dst.mutable_data_ptr(), dst.nbytes(), blocking);
+    // A synchronising copy reports what the device-side checks found.
+    if (blocking) raise_device_errors(current_stream(src.device().index()));
     return;
   }
   at::Tensor host = at::empty_strided(dev.sizes(), dev.strides(), dst.options().dtype(dev.scalar_type()));
   read_bytes(dev, host.mutable_data_ptr(), host.nbytes(), true);
+  raise_device_errors(current_stream(src.device().index()));
   dst.copy_(host);
 }
 

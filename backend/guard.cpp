@@ -6,6 +6,7 @@
 #include <chrono>
 #include <thread>
 
+#include "backend/device_checks.h"
 #include "backend/runtime.h"
 
 namespace torch_ocl {
@@ -88,9 +89,11 @@ struct OclGuardImpl final : public c10::impl::DeviceGuardImplInterface {
   }
   void synchronizeStream(const c10::Stream& stream) const override {
     OCL_CHECK(clFinish(stream_queue(stream)));
+    raise_device_errors(stream);
   }
   void synchronizeDevice(const c10::DeviceIndex device_index) const override {
     synchronize_device(device_index);
+    raise_device_errors(device_index);
   }
   void recordDataPtrOnStream(const c10::DataPtr& data_ptr, const c10::Stream& stream) const override {
     // The allocator registered for PrivateUse1 (allocator/), through c10's registry.

@@ -63,6 +63,19 @@ ScratchBuffer ScratchBuffer::create(c10::DeviceIndex device, size_t bytes) {
   return b;
 }
 
+ScratchBuffer ScratchBuffer::from_host(c10::DeviceIndex device, const void* data, size_t bytes) {
+  const DeviceInfo& d = device_info(device);
+  cl_int err = CL_SUCCESS;
+  cl_mem mem = clCreateBuffer(d.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes,
+                              const_cast<void*>(data), &err);
+  TORCH_CHECK(err == CL_SUCCESS, "OpenCL call clCreateBuffer(", bytes,
+              " bytes, CL_MEM_COPY_HOST_PTR) failed: ", cl_error_name(err), " (", err, ")");
+  ScratchBuffer b;
+  b.mem_ = mem;
+  b.size_ = bytes;
+  return b;
+}
+
 ScratchBuffer stream_scratch(c10::Stream stream, size_t bytes) {
   static std::mutex mutex;
   // Leaked: buffers are not released during static destruction, after which

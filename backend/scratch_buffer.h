@@ -27,6 +27,9 @@ class ScratchBuffer {
   // c10::OutOfMemoryError; any other failure raises a c10::Error naming
   // clCreateBuffer and the error code.
   static ScratchBuffer create(c10::DeviceIndex device, size_t bytes);
+  // A read-only buffer holding a copy of `bytes` of host data (kernel
+  // metadata): copied at creation, so no queue and no sync is involved.
+  static ScratchBuffer from_host(c10::DeviceIndex device, const void* data, size_t bytes);
 
   cl_mem get() const { return mem_; }
   size_t size() const { return size_; }

@@ -3,6 +3,7 @@
 
 #include "backend/fallback.h"
 #include "backend/generator.h"
+#include "backend/device_checks.h"
 #include "backend/runtime.h"
 
 namespace torch_ocl {
@@ -16,7 +17,10 @@ int device_count() { return static_cast<int>(num_devices()); }
 int current_device() { return static_cast<int>(current_device_index()); }
 void set_device(int index) { set_current_device(static_cast<c10::DeviceIndex>(index)); }
 std::string device_name(int index) { return device_info(static_cast<c10::DeviceIndex>(index)).name; }
-void synchronize(int index) { synchronize_device(static_cast<c10::DeviceIndex>(index)); }
+void synchronize(int index) {
+  synchronize_device(static_cast<c10::DeviceIndex>(index));
+  raise_device_errors(static_cast<c10::DeviceIndex>(index));
+}
 void manual_seed(uint64_t seed) {
   for (c10::DeviceIndex i = 0; i < num_devices(); ++i) {
     auto gen = default_generator(i);

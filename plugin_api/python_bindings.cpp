@@ -7,6 +7,7 @@
 #include "backend/fallback.h"
 #include "backend/generator.h"
 #include "backend/program_cache.h"
+#include "backend/device_checks.h"
 #include "backend/runtime.h"
 
 namespace py = pybind11;
@@ -75,8 +76,11 @@ PYBIND11_MODULE(_C, m) {
   m.def("current_device", [] { return static_cast<int>(current_device_index()); });
   m.def("set_device", [](int i) { set_current_device(static_cast<c10::DeviceIndex>(i)); });
   m.def("synchronize", [](int i) {
-    py::gil_scoped_release release;
-    synchronize_device(static_cast<c10::DeviceIndex>(i));
+    {
+      py::gil_scoped_release release;
+      synchronize_device(static_cast<c10::DeviceIndex>(i));
+    }
+    raise_device_errors(static_cast<c10::DeviceIndex>(i));
   });
   m.def("device_properties", &device_properties);
   m.def("default_generator", [](int i) {
