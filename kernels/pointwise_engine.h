@@ -31,6 +31,8 @@ enum DtypeSet : uint8_t {
 //   T            the compute type: float for half/bfloat16/float, double,
 //                the integer type itself, uchar for bool; T_IS_FLOAT,
 //                T_IS_INTEGRAL, T_IS_BOOL, T_IS_SIGNED are defined to 0/1
+//   idx          the element's linear index in the iterator's order (for a
+//                nullary op over a contiguous output: its index in memory)
 //   helpers from kernels/pointwise_lib.cl
 struct PointwiseOp {
   const char* name;                 // in errors and program labels
