@@ -17,8 +17,8 @@ Slices slices_along(std::initializer_list<at::Tensor> tensors, std::initializer_
   for (const at::Tensor& t : tensors) {
     at::Tensor v = t;
     for (int64_t d : sorted) v = v.select(d, 0);
-    if (first) config.add_output(v);
-    else config.add_const_input(v);
+    if (first) config.add_owned_output(v);
+    else config.add_owned_const_input(v);
     first = false;
   }
   at::TensorIterator iter = config.build();
