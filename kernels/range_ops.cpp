@@ -26,8 +26,14 @@ constexpr PointwiseOp kArange{.name = "arange", .expr = "p0 + p1 * (T)idx", .nin
 // Both halves are computed from their own end, as on CPU (p0 start, p1 step,
 // p2 end, p3 steps).
 #define FROM_ENDS "(idx < p3 / 2 ? p0 + p1 * (T)idx : p2 - p1 * (T)(p3 - idx - 1))"
-constexpr PointwiseOp kLinspace{.name = "linspace", .expr = FROM_ENDS, .ninputs = 0, .dtypes = kNumbers,
-                                .params = "TTTL"};
+// linspace rounds each step to the dtype as the CPU's Half/BFloat16
+// arithmetic does (p4: pw_round_to's kind; 0 for other dtypes).
+#define R(x) "pw_round_to(" x ", p4)"
+constexpr PointwiseOp kLinspace{
+    .name = "linspace",
+    .expr = "(idx < p3 / 2 ? " R("p0 + " R("p1 * " R("(T)idx"))) " : " R("p2 - " R("p1 * " R("(T)(p3 - idx - 1)"))) ")",
+    .ninputs = 0, .dtypes = kNumbers, .params = "TTTLL"};
+#undef R
 // p4: the base
 constexpr PointwiseOp kLogspace{.name = "logspace", .expr = "pow(p4, " FROM_ENDS ")", .ninputs = 0,
                                 .dtypes = kNumbers, .params = "TTTLT"};
@@ -71,7 +77,8 @@ void linspace_kernel(at::TensorIterator& iter, const c10::Scalar& start, const c
   const c10::ScalarType compute = c10::isIntegralType(dtype, false) ? wide_float(iter.device().index())
                                   : dtype == c10::kDouble           ? c10::kDouble
                                                                     : c10::kFloat;
-  run_pointwise(iter, kLinspace, {s, step, en, steps}, compute);
+  const int64_t round = dtype == c10::kHalf ? 1 : dtype == c10::kBFloat16 ? 2 : 0;
+  run_pointwise(iter, kLinspace, {s, step, en, steps, round}, compute);
 }
 
 at::Tensor& logspace_out(const c10::Scalar& start, const c10::Scalar& end, int64_t steps, double base,
