@@ -1,8 +1,10 @@
 // Shape ops on ocl: cat (and so stack/hstack/vstack/chunk composites), flip,
-// roll, tril/triu. ATen's metas do every check, promotion and output
+// roll, tril/triu, tril_indices/triu_indices. ATen's metas do every check, promotion and output
 // allocation; the data moves with the native copy (backend/copy.h) or with
 // the kernels in kernels/shape.cl.
+#include <ATen/Dispatch.h>
 #include <ATen/WrapDimUtils.h>
+#include <ATen/native/TensorFactories.h>
 #include <ATen/native/IndexKernel.h>
 #include <ATen/native/TensorShape.h>
 #include <ATen/ops/cat_meta.h>
@@ -90,9 +92,35 @@ void triangle_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor&
       .run(self.numel());
 }
 
+// tril_indices / triu_indices: the CPU's checks and sizes, then one kernel.
+template <bool Upper>
+at::Tensor tri_indices(int64_t row, int64_t col, int64_t offset, std::optional<c10::ScalarType> dtype,
+                       std::optional<c10::Layout> layout, std::optional<c10::Device> device,
+                       std::optional<bool> pin_memory) {
+  at::native::check_args(row, col, layout);
+  const auto st = dtype.value_or(c10::kLong);
+  AT_DISPATCH_INDEX_TYPES(st, Upper ? "triu_indices" : "tril_indices", [] {});
+  const int64_t total = Upper ? std::max<int64_t>(0, row * col - at::native::get_tril_size(row, col, offset - 1))
+                              : at::native::get_tril_size(row, col, offset);
+  at::Tensor result = at::empty({2, total}, at::TensorOptions().dtype(st).layout(layout).device(device)
+                                                .pinned_memory(pin_memory));
+  if (total == 0) return result;
+  Launch(result.device().index(), "shape", dtype_preamble(st), "tri_indices")
+      .value<int64_t>(row)
+      .value<int64_t>(col)
+      .value<int64_t>(offset)
+      .value<cl_int>(Upper ? 1 : 0)
+      .value<int64_t>(total)
+      .tensor(result)
+      .run(row);
+  return result;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("tril_indices", TORCH_FN(tri_indices<false>));
+  m.impl("triu_indices", TORCH_FN(tri_indices<true>));
   m.impl("cat", TORCH_FN(cat));
   m.impl("cat.out", TORCH_FN(cat_out));
   register_structured<at::meta::structured_tril, &triangle_impl<false>, int64_t>(m, "tril", "tril_", "tril.out");

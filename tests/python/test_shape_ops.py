@@ -378,3 +378,27 @@ def test_eye_out_and_errors():
     for args in [(-1,), (3, -2)]:
         with pytest.raises(RuntimeError, match="must be greater or equal to 0, got -"):
             torch.eye(*args, device="ocl")
+
+
+# tril_indices / triu_indices -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fn", [torch.tril_indices, torch.triu_indices], ids=["tril", "triu"])
+def test_tri_indices(fn):
+    for row in range(0, 6):
+        for col in range(0, 6):
+            for k in range(-7, 8):
+                same(fn(row, col, k, device="ocl"), fn(row, col, k))
+    same(fn(4, 5, 1, dtype=torch.int32, device="ocl"), fn(4, 5, 1, dtype=torch.int32))
+    same(fn(1000, 700, -3, device="ocl"), fn(1000, 700, -3))
+    same(fn(300, 1000, 17, device="ocl"), fn(300, 1000, 17))
+
+
+def test_tri_indices_errors():
+    for fn in [torch.tril_indices, torch.triu_indices]:
+        for args, kw in [((-1, 3), {}), ((3, -1), {}), ((3, 3), dict(dtype=torch.float32))]:
+            with pytest.raises(Exception) as cpu_err:
+                fn(*args, **kw)
+            with pytest.raises(type(cpu_err.value)) as dev_err:
+                fn(*args, device="ocl", **kw)
+            assert str(dev_err.value) == str(cpu_err.value)
