@@ -93,6 +93,7 @@ std::string generate(const PointwiseOp& op, c10::ScalarType compute, c10::ArrayR
   s += ") {\n";
   if (vec == 1) s += "  const long i_ = get_global_id(0);\n  if (i_ >= n_) return;\n";
   else s += "  for (long i_ = get_global_id(0) * " + std::to_string(vec) + ", e_ = min(n_, i_ + " + std::to_string(vec) + "); i_ < e_; ++i_) {\n";
+  s += "  const long idx = i_;\n";
   // Element offsets of the tensor operands.
   int t = 0;
   for (size_t k = 0; k < operands.size(); ++k)

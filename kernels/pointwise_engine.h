@@ -29,15 +29,17 @@ enum DtypeSet : uint8_t {
 
 // Inside `expr`:
 //   a, b, c, d   the inputs, converted to the compute type T
-//   p0 .. p3     the parameters (kinds below)
+//   p0, p1, ... the parameters (kinds below)
 //   T            the compute type: float for half/bfloat16/float, double,
 //                the integer type itself, uchar for bool; T_IS_FLOAT,
 //                T_IS_INTEGRAL, T_IS_BOOL, T_IS_SIGNED are defined to 0/1
+//   idx          the element's linear index in the iterator's order (for a
+//                nullary op over a contiguous output: its index in memory)
 //   helpers from kernels/pointwise_lib.cl (and kernels/<lib>.cl if set)
 struct PointwiseOp {
   const char* name;                 // in errors and program labels
   const char* expr;                 // output 0
-  int ninputs = 1;                  // 1..4
+  int ninputs = 1;                  // 0..4 (0: a nullary op, e.g. arange)
   uint8_t dtypes = kAllTypes;       // see DtypeSet
   const char* int_expr = nullptr;   // for integral/bool T (nullptr: expr)
   const char* params = "";          // one char per parameter: 'T' compute type,

@@ -132,6 +132,17 @@ inline T pw_gelu_backward(T dy, T x, long approximate) {
   const T pdf = exp((T)-0.5 * x * x) * (T)0.39894228040143267794;
   return dy * (cdf + x * pdf);
 }
+// x rounded to float16 (kind 1) or bfloat16 (kind 2), else x: for ops whose
+// CPU kernel computes step by step in those types (linspace).
+inline T pw_round_to(T x, long kind) {
+  if (kind == 1) {
+    ushort h;
+    vstore_half((float)x, 0, (__private half*)&h);
+    return (T)vload_half(0, (__private half*)&h);
+  }
+  if (kind == 2) return (T)bf16_to_float(float_to_bf16((float)x));
+  return x;
+}
 #else
 inline T pw_maximum(T a, T b) { return max(a, b); }
 inline T pw_minimum(T a, T b) { return min(a, b); }

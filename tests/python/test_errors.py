@@ -126,7 +126,7 @@ def test_fallback_error_mode_env(run_python):
         print("mode:", torch.ocl.get_fallback_mode())
         x = torch.ones(4, device="ocl")
         try:
-            torch.cumsum(x, 0)
+            torch.cumsum(x.to(torch.complex64), 0)  # complex cumsum: the CPU fallback
             print("no error")
         except RuntimeError as e:
             print("RuntimeError:", str(e).splitlines()[0])
@@ -144,7 +144,7 @@ def test_fallback_error_mode_env(run_python):
 def test_fallback_error_mode_context(strict):
     assert torch.ocl.get_fallback_mode() == "error"
     with pytest.raises(RuntimeError, match="aten::cumsum"):
-        torch.cumsum(torch.ones(3, device="ocl"), 0)
+        torch.cumsum(torch.ones(3, device="ocl", dtype=torch.complex64), 0)
 
 
 def test_fallback_mode_invalid_name():
@@ -160,7 +160,7 @@ def test_fallback_warn_mode_warns_once_counts_all(run_python):
         import warnings
         import torch, torch_ocl
         print("mode:", torch.ocl.get_fallback_mode())
-        x = torch.arange(5.0).to("ocl")
+        x = torch.arange(5.0).to(torch.complex64).to("ocl")  # complex scans: the CPU fallback
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             results = [torch.cumsum(x, 0) for _ in range(3)]
@@ -171,7 +171,7 @@ def test_fallback_warn_mode_warns_once_counts_all(run_python):
         stats = torch.ocl.fallback_stats()
         print("cumsum calls:", sum(v for k, v in stats.items() if k.startswith("aten::cumsum")))
         print("cumprod calls:", sum(v for k, v in stats.items() if k.startswith("aten::cumprod")))
-        print("correct:", all(torch.equal(r.cpu(), torch.arange(5.0).cumsum(0)) for r in results))
+        print("correct:", all(torch.equal(r.cpu(), torch.arange(5.0).to(torch.complex64).cumsum(0)) for r in results))
         torch.ocl.reset_fallback_stats()
         print("after reset:", torch.ocl.fallback_stats())
         """
@@ -192,10 +192,11 @@ def test_fallback_warn_mode_warns_once_counts_all(run_python):
 
 def test_fallback_stats_in_process(fallback_stats):
     x = torch.arange(6.0).to("ocl")
+    xc = x.to(torch.complex64)  # complex cumsum: the CPU fallback
     with torch.ocl.fallback_mode("silent"):
         for _ in range(4):
-            r = torch.cumsum(x, 0)
-    assert torch.equal(r.cpu(), torch.arange(6.0).cumsum(0))
+            r = torch.cumsum(xc, 0)
+    assert torch.equal(r.cpu(), torch.arange(6.0).to(torch.complex64).cumsum(0))
     stats = fallback_stats()
     assert sum(v for k, v in stats.items() if k.startswith("aten::cumsum")) == 4, stats
     assert all(k.startswith("aten::") for k in stats), stats
@@ -208,7 +209,7 @@ def test_fallback_stats_in_process(fallback_stats):
 
 
 def test_silent_mode_does_not_warn(fallback_stats, recwarn):
-    x = torch.arange(4.0).to("ocl")
+    x = torch.arange(4.0).to(torch.complex64).to("ocl")  # complex cumprod: the CPU fallback
     with torch.ocl.fallback_mode("silent"):
         torch.cumprod(x, 0)
     assert not [w for w in recwarn if "torch_ocl" in str(w.message)]

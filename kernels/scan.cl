@@ -1,0 +1,118 @@
+// Inclusive scans along one dim: cumsum, cumprod, logcumsumexp, cummax,
+// cummin. Row r of every operand starts at the offsets ix gives for r
+// (operand 0 out, 1 in, 2 indices); element j of a row is j * stride further.
+// The launcher defines SCAN_OP (0 sum, 1 prod, 2 logcumsumexp, 3 max, 4 min)
+// and SCAN_T, the accumulation type (the CPU's: double for float sums, float
+// for half/bfloat16, long for integers).
+
+typedef struct {
+  SCAN_T v;
+  long i;  // cummax/cummin: the index of v
+} Acc;
+
+#if SCAN_OP == 2
+// The CPU's _log_add_exp_helper(x, y): y is the running value.
+inline SCAN_T log_add_exp(SCAN_T x, SCAN_T y) {
+  const SCAN_T mn = isnan(y) ? y : (y < x ? y : x);
+  const SCAN_T mx = isnan(y) ? y : (x < y ? y : x);
+  if (mn != mx || isfinite(mn)) return log1p(exp(mn - mx)) + mx;
+  return x;
+}
+#endif
+
+#ifdef IS_FLOAT
+#define SCAN_ISNAN(x) isnan(x)
+#else
+#define SCAN_ISNAN(x) 0
+#endif
+
+// `a` covers earlier elements than `b`.
+inline Acc combine(Acc a, Acc b) {
+#if SCAN_OP == 0
+  a.v = a.v + b.v;
+#elif SCAN_OP == 1
+  a.v = a.v * b.v;
+#elif SCAN_OP == 2
+  a.v = log_add_exp(b.v, a.v);
+#else
+  // As the CPU: a NaN wins (the last one), ties go to the later element.
+#if SCAN_OP == 3
+  if (SCAN_ISNAN(b.v) || (!SCAN_ISNAN(a.v) && b.v >= a.v)) return b;
+#else
+  if (SCAN_ISNAN(b.v) || (!SCAN_ISNAN(a.v) && b.v <= a.v)) return b;
+#endif
+#endif
+  return a;
+}
+
+inline Acc element(__global const ST* in, long off, long j) {
+  Acc a;
+  a.v = (SCAN_T)LOAD(in, off);
+  a.i = j;
+  return a;
+}
+
+inline void store(__global ST* out, __global long* idx, long oo, long io, Acc a) {
+  STORE(out, oo, a.v);
+#if SCAN_OP >= 3
+  idx[io] = a.i;
+#endif
+}
+
+// One work item per row: for many short rows.
+__kernel void scan_serial(Indexer ix, long rows, long len, long os, long is, long xs,
+                          __global char* ob, ulong oo, __global char* ib, ulong io,
+                          __global char* xb, ulong xo) {
+  __global ST* out = PTR(ST, ob, oo);
+  __global const ST* in = PTR(ST, ib, io);
+  __global long* idx = PTR(long, xb, xo);
+  GRID_LOOP(r, rows) {
+    long off[MAX_OPERANDS];
+    indexer_offsets(&ix, r, off);
+    Acc acc = element(in, off[1], 0);
+    store(out, idx, off[0], off[2], acc);
+    for (long j = 1; j < len; ++j) {
+      acc = combine(acc, element(in, off[1] + j * is, j));
+      store(out, idx, off[0] + j * os, off[2] + j * xs, acc);
+    }
+  }
+}
+
+// One work group per row: chunks of the group's size, each scanned in local
+// memory (Hillis-Steele), carried into the next.
+__kernel void scan_group(Indexer ix, long rows, long len, long os, long is, long xs,
+                         __global char* ob, ulong oo, __global char* ib, ulong io,
+                         __global char* xb, ulong xo, __local Acc* tmp) {
+  __global ST* out = PTR(ST, ob, oo);
+  __global const ST* in = PTR(ST, ib, io);
+  __global long* idx = PTR(long, xb, xo);
+  const long lid = get_local_id(0), L = get_local_size(0);
+  for (long r = get_group_id(0); r < rows; r += get_num_groups(0)) {
+    long off[MAX_OPERANDS];
+    indexer_offsets(&ix, r, off);
+    Acc carry = {0, 0};
+    for (long base = 0; base < len; base += L) {
+      const long j = base + lid;
+      Acc a = {0, 0};
+      if (j < len) a = element(in, off[1] + j * is, j);
+      tmp[lid] = a;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (long s = 1; s < L; s <<= 1) {
+        Acc earlier = a;
+        if (lid >= s) earlier = tmp[lid - s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid >= s) {
+          a = combine(earlier, a);
+          tmp[lid] = a;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+      }
+      if (base > 0) a = combine(carry, a);
+      if (j < len) store(out, idx, off[0] + j * os, off[2] + j * xs, a);
+      const long last = min(L, len - base) - 1;
+      const Acc chunk = tmp[last];
+      carry = base > 0 ? combine(carry, chunk) : chunk;
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+  }
+}

@@ -1,0 +1,128 @@
+// Scans along one dim: cumsum, cumprod (ATen's structured impls behind
+// cumsum_stub / cumprod_stub), logcumsumexp (ATen's generic _logcumsumexp
+// impls behind logcumsumexp_stub), cummax / cummin (their _helper ops; the
+// composite cummax/cummin do the checks and resizing). The kernels are
+// kernels/scan.cl; their backward formulas are ATen's composites (flip +
+// cumsum, ...), which run on the ops here.
+#include <ATen/Dispatch.h>
+#include <ATen/WrapDimUtils.h>
+#include <ATen/native/ReduceOps.h>
+#include <ATen/native/Resize.h>
+#include <ATen/ops/_logcumsumexp_native.h>
+#include <ATen/ops/cumprod_native.h>
+#include <ATen/ops/cumsum_native.h>
+#include <torch/library.h>
+
+#include <string>
+
+#include "backend/runtime.h"
+#include "kernels/dim_slices.h"
+#include "kernels/op_table.h"
+
+namespace torch_ocl {
+namespace {
+
+enum ScanOp { kCumsum = 0, kCumprod = 1, kLogcumsumexp = 2, kCummax = 3, kCummin = 4 };
+
+// The CPU kernels' accumulation type (at::acc_type<T, /*is_cuda=*/false>);
+// float where the device has no double. Max/min keep the compute type.
+std::string scan_acc_type(ScanOp op, c10::ScalarType dtype, c10::DeviceIndex device) {
+  if (op == kCummax || op == kCummin) return cl_type(dtype).compute;
+  if (c10::isFloatingType(dtype)) {
+    if (dtype == c10::kHalf || dtype == c10::kBFloat16) return "float";
+    return device_info(device).fp64 ? "double" : "float";
+  }
+  return dtype == c10::kUInt64 ? "ulong" : "long";
+}
+
+// Scans `in` along `dim` into `out` (same sizes and dtype; any strides) and,
+// for cummax/cummin, the indices into `indices`.
+void scan(ScanOp op, const at::Tensor& out, const at::Tensor& in, int64_t dim,
+          const at::Tensor& indices = {}) {
+  if (out.numel() == 0) return;
+  const auto device = out.device().index();
+  const c10::ScalarType dtype = out.scalar_type();
+  check_dtype_supported(dtype, device);
+  const int64_t len = in.size(dim);
+  const Slices s = indices.defined() ? slices_along({out, in, indices}, {dim}) : slices_along({out, in}, {dim});
+  const std::string acc = scan_acc_type(op, dtype, device);
+  std::string preamble = dtype_preamble(dtype) + "#define SCAN_OP " + std::to_string(op) +
+                         "\n#define SCAN_T " + acc + "\n";
+  if (acc == "double") preamble = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" + preamble;
+  // Many rows keep the device busy one row per work item; a few long rows
+  // take a work group each.
+  const auto& info = device_info(device);
+  const int64_t few_rows = info.is_gpu() ? 4096 : 2 * std::max<int64_t>(1, info.compute_units);
+  const bool group = len >= 256 && s.count < few_rows;
+  Launch l(device, "scan", preamble, group ? "scan_group" : "scan_serial");
+  l.value(s.ix).value<int64_t>(s.count).value<int64_t>(len).value<int64_t>(out.stride(dim))
+      .value<int64_t>(in.stride(dim)).value<int64_t>(indices.defined() ? indices.stride(dim) : 0)
+      .device_pointer(s.base[0]).device_pointer(s.base[1]);
+  if (indices.defined()) l.device_pointer(s.base[2]);
+  else l.null_tensor();
+  if (group) {
+    const size_t local = l.pow2_work_group(256);
+    l.local_memory(local * 16).run(static_cast<size_t>(s.count) * local, local);  // sizeof(Acc) <= 16
+  } else {
+    l.run(static_cast<size_t>(s.count));
+  }
+}
+
+// The stubs' part of the CPU's cpu_cum_base_kernel: resize, empty, 0-dim.
+bool trivial_scan(const at::Tensor& result, const at::Tensor& self) {
+  if (result.sizes() != self.sizes()) at::native::resize_output(result, self.sizes());
+  if (self.numel() == 0) return true;
+  if (self.dim() == 0) {
+    result.fill_(self);
+    return true;
+  }
+  return false;
+}
+
+void cumsum_kernel(const at::Tensor& result, const at::Tensor& self, int64_t dim) {
+  AT_DISPATCH_ALL_TYPES_AND2(c10::kBFloat16, c10::kHalf, self.scalar_type(), "cumsum_out_cpu", [] {});
+  if (!trivial_scan(result, self)) scan(kCumsum, result, self, at::maybe_wrap_dim(dim, self.dim()));
+}
+
+void cumprod_kernel(const at::Tensor& result, const at::Tensor& self, int64_t dim) {
+  AT_DISPATCH_ALL_TYPES_AND2(c10::kBFloat16, c10::kHalf, self.scalar_type(), "cumprod_out_cpu", [] {});
+  if (!trivial_scan(result, self)) scan(kCumprod, result, self, at::maybe_wrap_dim(dim, self.dim()));
+}
+
+void logcumsumexp_kernel(at::Tensor& result, const at::Tensor& self, int64_t dim) {
+  AT_DISPATCH_FLOATING_TYPES_AND2(c10::kBFloat16, c10::kHalf, self.scalar_type(), "logcumsumexp_out_cpu", [] {});
+  if (trivial_scan(result, self)) return;
+  scan(kLogcumsumexp, result, self.to(result.scalar_type()), at::maybe_wrap_dim(dim, self.dim()));
+}
+
+// _cummax_helper / _cummin_helper: values and indices are already sized, the
+// dim wrapped, self non-empty and at least 1-d (the composite cummax_out).
+void cummax_helper(const at::Tensor& self, at::Tensor& values, at::Tensor& indices, int64_t dim) {
+  AT_DISPATCH_ALL_TYPES_AND3(c10::kBool, c10::kBFloat16, c10::kHalf, self.scalar_type(), "cummax_cpu", [] {});
+  scan(kCummax, values, self, at::maybe_wrap_dim(dim, self.dim()), indices);
+}
+
+void cummin_helper(const at::Tensor& self, at::Tensor& values, at::Tensor& indices, int64_t dim) {
+  AT_DISPATCH_ALL_TYPES_AND3(c10::kBool, c10::kBFloat16, c10::kHalf, self.scalar_type(), "cummin_cpu", [] {});
+  scan(kCummin, values, self, at::maybe_wrap_dim(dim, self.dim()), indices);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("_cummax_helper", TORCH_FN(cummax_helper));
+  m.impl("_cummin_helper", TORCH_FN(cummin_helper));
+}
+
+}  // namespace torch_ocl
+
+namespace at::native {
+REGISTER_PRIVATEUSE1_DISPATCH(cumsum_stub, &::torch_ocl::cumsum_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(cumprod_stub, &::torch_ocl::cumprod_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(logcumsumexp_stub, &::torch_ocl::logcumsumexp_kernel)
+}  // namespace at::native
+
+OCL_NATIVE_OP(structured_cumsum_out, "cumsum", "cumsum_", "cumsum.out")
+OCL_NATIVE_OP(structured_cumprod_out, "cumprod", "cumprod_", "cumprod.out")
+OCL_NATIVE_FN("_logcumsumexp", &at::native::_logcumsumexp_cpu)
+OCL_NATIVE_FN("_logcumsumexp.out", &at::native::_logcumsumexp_out_cpu)
