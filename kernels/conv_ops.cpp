@@ -19,6 +19,7 @@
 #include <array>
 #include <cstdlib>
 #include <optional>
+#include <sstream>
 
 #include "backend/fallback.h"
 #include "backend/kernel_launch.h"
@@ -143,7 +144,7 @@ void fold(const Conv& c, const Tensor& col, const Tensor& x, const Tensor& bias)
   const int64_t n = x.size(0);
   Launch l(x.device().index(), "conv", dtype_preamble(x.scalar_type()), "col2im");
   l.tensor(col).tensor(x);
-  if (bias.defined()) l.tensor(bias);
+  if (bias.defined()) l.tensor(bias.contiguous());
   else l.null_tensor();
   l.value(geometry(c, x)).value(n).value<int64_t>(bias.defined() ? 1 : 0).run(static_cast<size_t>(x.numel()));
 }
@@ -230,6 +231,29 @@ void check_operands(const Tensor& input, const Tensor& weight, const Tensor& bia
               ") should be the same");
 }
 
+// The CPU's (slow_conv_transpose2d/3d) check: each output padding is smaller
+// than the stride or the dilation of its dim.
+void check_output_padding(IntArrayRef output_padding, IntArrayRef stride, IntArrayRef dilation) {
+  bool ok = true;
+  for (const auto i : c10::irange(output_padding.size()))
+    ok = ok && (output_padding[i] < stride[i] || output_padding[i] < dilation[i]);
+  if (ok) return;
+  // A 1-d convolution is reported as a 2-d one of height 1, as on the CPU.
+  const bool is3d = output_padding.size() == 3;
+  const int64_t first = output_padding.size() == 1 ? 1 : 0;
+  std::vector<int64_t> op(first, 0), st(first, 1), di(first, 1);
+  op.insert(op.end(), output_padding.begin(), output_padding.end());
+  st.insert(st.end(), stride.begin(), stride.end());
+  di.insert(di.end(), dilation.begin(), dilation.end());
+  const std::vector<const char*> names =
+      is3d ? std::vector<const char*>{"depth", "height", "width"} : std::vector<const char*>{"height", "width"};
+  std::ostringstream msg;
+  msg << "output padding must be smaller than either stride or dilation, but got";
+  for (const auto& [label, values] : {std::pair{"output_padding", &op}, {"stride", &st}, {"dilation", &di}})
+    for (const auto i : c10::irange(names.size())) msg << " " << label << "_" << names[i] << ": " << (*values)[i];
+  TORCH_CHECK(false, msg.str());
+}
+
 // The layout of outputs and input gradients: the input's (channels-last or contiguous).
 at::MemoryFormat layout_of(const Tensor& t) { return t.suggest_memory_format(); }
 
@@ -247,6 +271,7 @@ Tensor convolution_overrideable(const Tensor& input, const Tensor& weight, const
   const int64_t dims = weight.dim() - 2;
   const auto s = expand_param(stride, "stride", dims), p = expand_param(padding, "padding", dims),
              d = expand_param(dilation, "dilation", dims);
+  if (transposed) check_output_padding(expand_param(output_padding, "output_padding", dims), s, d);
   const auto out_sizes =
       transposed ? at::native::conv_input_size(input.sizes(), weight.sizes(), p,
                                                expand_param(output_padding, "output_padding", dims), s, d, groups)
