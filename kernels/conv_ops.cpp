@@ -134,7 +134,7 @@ Tensor unfold(const Conv& c, const Tensor& x) {
       .tensor(col)
       .value(geometry(c, x))
       .value(n)
-      .run(static_cast<size_t>(col.numel()));
+      .run(static_cast<size_t>(n * c.C * c.L()));
   return col;
 }
 
