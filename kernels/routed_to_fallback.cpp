@@ -5,10 +5,6 @@
 // CompositeExplicitAutograd kernel that PrivateUse1 would use instead, and
 // it is wrong for us until a native OpenCL kernel replaces the entry:
 //
-// - convolution, _convolution, convolution_backward: the composite calls
-//   convolution_overrideable, which PyTorch leaves unimplemented for
-//   PrivateUse1, so every conv would raise. (DESIGN §4: native convs will be
-//   im2col + CLBlast GEMM.)
 // - native_layer_norm, native_group_norm: the composite (math_native_layer_norm,
 //   math_group_norm) goes through batch_norm on a reshaped view and rounds
 //   differently from the CPU kernels; the OpInfo sweep found a 1-element
@@ -21,7 +17,7 @@
 namespace torch_ocl {
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  for (const char* op : {"convolution", "_convolution", "convolution_backward", "native_layer_norm",
+  for (const char* op : {"native_layer_norm",
                          "native_group_norm"})
     m.impl(op, torch::CppFunction::makeFromBoxedFunction<&cpu_fallback_kernel>());
 }
