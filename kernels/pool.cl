@@ -21,7 +21,7 @@ typedef struct {
   long adaptive;       // windows start_index/end_index (AdaptivePooling.h)
   long channels_last;  // enumerate work items with C fastest
   long count_include_pad;
-  long divisor;  // > 0: divisor_override
+  long divisor;  // != 0: divisor_override (the meta rejects 0)
 } PoolParams;
 
 #define IS_NAN(x) ((x) != (x))
@@ -141,7 +141,7 @@ inline long avg_divisor(const PoolParams* p, const long* o, long* s, long* e) {
     e[k] = min(b, p->in_size[k]);
     inside *= e[k] - s[k];
   }
-  if (p->divisor > 0) return p->divisor;
+  if (p->divisor != 0) return p->divisor;
   return p->count_include_pad ? pool : inside;
 }
 
@@ -225,7 +225,7 @@ __kernel void max_unpool_forward(__global char* ob, ulong oo, __global char* xb,
       report_bad_index(flag, check, j, OD * OH * OW, 0);
       continue;
     }
-    out[offset(p.out_stride, x[0], x[1], j / (OH * OW), (j / OW) % OH, j % OW)] =
-        in[offset(p.in_stride, x[0], x[1], x[2], x[3], x[4])];
+    STORE(out, offset(p.out_stride, x[0], x[1], j / (OH * OW), (j / OW) % OH, j % OW),
+          LOAD(in, offset(p.in_stride, x[0], x[1], x[2], x[3], x[4])));
   }
 }

@@ -120,7 +120,7 @@ void check_pool_dtype(const char* name, c10::ScalarType t, bool integers, bool l
   const bool ok = c10::isFloatingType(t) && has_kernels(t)
                       ? true
                       : integers && c10::isIntegralType(t, /*includeBool=*/false) && (!long_only || t == c10::kLong);
-  TORCH_CHECK(ok, "\"", name, "\" not implemented for '", c10::toString(t), "'");
+  TORCH_CHECK_NOT_IMPLEMENTED(ok, "\"", name, "\" not implemented for '", c10::toString(t), "'");
 }
 
 void run_pool(const char* kernel, const PoolParams& p, std::initializer_list<at::TensorBase> tensors,

@@ -299,6 +299,8 @@ def test_max_unpool2d():
     x = rand(2, 3, 8, 9)
     out, idx = F.max_pool2d(x, 2, return_indices=True)
     compare(lambda t: F.max_unpool2d(t, idx.to(t.device), 2, output_size=(8, 9)), out)
+    x = rand(2, 3, 8, 8)
+    out, idx = F.max_pool2d(x, 2, return_indices=True)
     compare(lambda t: F.max_unpool2d(t, idx[0].to(t.device), 2), out[0])
     cl = out.to(memory_format=torch.channels_last)
     compare(lambda t: F.max_unpool2d(t, idx.to(t.device), 2), cl)
@@ -325,7 +327,8 @@ def test_max_unpool_invalid_index_raises_on_sync():
         F.max_unpool2d(x, idx, 2)
     with pytest.raises(RuntimeError) as ocl_err:
         F.max_unpool2d(x.to("ocl"), idx.to("ocl"), 2).cpu()
-    assert str(cpu_err.value).splitlines()[0] == str(ocl_err.value).splitlines()[0]
+    # the device-side check words it as the CPU, naming the op and when it was found
+    assert str(cpu_err.value).splitlines()[0] in str(ocl_err.value)
     with pytest.raises(RuntimeError, match=r"output volumes are of size 2x4x4\)"):
         F.max_unpool3d(x.unsqueeze(0).to("ocl"), idx.unsqueeze(0).to("ocl"), 2).cpu()
     # the device is usable afterwards
@@ -380,15 +383,38 @@ def test_errors_match_cpu(i):
     assert str(ocl_err.value).splitlines()[0] == str(cpu_err.value).splitlines()[0]
 
 
-def test_backward_shape_errors_match_cpu():
-    x = rand(1, 2, 6, 6)
-    out, idx = F.max_pool2d(x, 2, return_indices=True)
-    for d in ("cpu", "ocl"):
-        with pytest.raises(RuntimeError, match="gradOutput"):
-            torch.ops.aten.max_pool2d_with_indices_backward(
-                rand(1, 2, 4, 3).to(d), x.to(d), [2, 2], [2, 2], [0, 0], [1, 1], False, idx.to(d))
-        with pytest.raises(RuntimeError, match="Expected grad_output to have non-zero size"):
-            torch.ops.aten._adaptive_avg_pool2d_backward(rand(1, 2, 0, 3).to(d), x.to(d))
+_X = rand(1, 2, 6, 6)
+_IDX = F.max_pool2d(_X, 2, return_indices=True)[1]
+_X3 = rand(1, 2, 4, 6, 6)
+_IDX3 = F.max_pool3d(_X3, 2, return_indices=True)[1]
+BACKWARD_ERRORS = [
+    lambda d: torch.ops.aten.max_pool2d_with_indices_backward(
+        rand(1, 2, 4, 3).to(d), _X.to(d), [2, 2], [2, 2], [0, 0], [1, 1], False, _IDX.to(d)),
+    lambda d: torch.ops.aten.max_pool2d_with_indices_backward(
+        rand(1, 2, 3, 3).double().to(d), _X.to(d), [2, 2], [2, 2], [0, 0], [1, 1], False, _IDX.to(d)),
+    lambda d: torch.ops.aten.max_pool3d_with_indices_backward(
+        rand(1, 2, 2, 3, 4).to(d), _X3.to(d), [2, 2, 2], [2, 2, 2], [0, 0, 0], [1, 1, 1], False, _IDX3.to(d)),
+    lambda d: torch.ops.aten.max_pool3d_with_indices_backward(
+        rand(1, 2, 2, 3, 3).double().to(d), _X3.to(d), [2, 2, 2], [2, 2, 2], [0, 0, 0], [1, 1, 1], False,
+        _IDX3.to(d)),
+    lambda d: torch.ops.aten.avg_pool2d_backward(
+        rand(1, 2, 4, 3).to(d), _X.to(d), [2, 2], [2, 2], [0, 0], False, True, None),
+    lambda d: torch.ops.aten._adaptive_avg_pool2d_backward(rand(1, 2, 0, 3).to(d), _X.to(d)),
+    lambda d: torch.ops.aten._adaptive_avg_pool2d_backward(rand(1, 2, 3, 3).double().to(d), _X.to(d)),
+    lambda d: torch.ops.aten._adaptive_avg_pool2d_backward(rand(2, 3, 3).to(d), _X.to(d)),
+    lambda d: torch.ops.aten._adaptive_avg_pool3d_backward(rand(1, 2, 0, 3, 3).to(d), _X3.to(d)),
+    lambda d: torch.ops.aten.adaptive_max_pool2d_backward(rand(1, 2, 3, 3).to(d), _X.to(d), _IDX[..., :1].to(d)),
+]
+
+
+@pytest.mark.parametrize("i", range(len(BACKWARD_ERRORS)))
+def test_backward_errors_match_cpu(i):
+    with pytest.raises(Exception) as cpu_err:
+        BACKWARD_ERRORS[i]("cpu")
+    with pytest.raises(Exception) as ocl_err:
+        BACKWARD_ERRORS[i]("ocl")
+    assert type(ocl_err.value) is type(cpu_err.value)
+    assert str(ocl_err.value).splitlines()[0] == str(cpu_err.value).splitlines()[0]
 
 
 # ---- PyTorch's OpInfo samples ----
