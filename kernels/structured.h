@@ -12,6 +12,7 @@
 
 #include <array>
 #include <optional>
+#include <tuple>
 #include <type_traits>
 
 #include "backend/fallback.h"
@@ -60,7 +61,10 @@ void call_meta(Op& op, const at::Tensor& self, const A&... a) {
 
 template <class Meta>
 struct OclStructured final : public Meta {
-  OclStructured(Variant v, const at::Tensor& out = {}) : variant(v) { outputs[0] = out; }
+  OclStructured(Variant v, const at::Tensor& out = {}, const at::Tensor& out1 = {}) : variant(v) {
+    outputs[0] = out;
+    outputs[1] = out1;
+  }
 
   const at::Tensor& maybe_get_output(int64_t i) override { return outputs[i]; }
 
@@ -158,6 +162,47 @@ void register_structured(torch::Library& m, const char* functional, const char* 
   if (functional) m.impl(functional, TORCH_FN(Op::functional));
   if (inplace) m.impl(inplace, TORCH_FN(Op::inplace));
   if (out) m.impl(out, TORCH_FN(Op::out));
+}
+
+// The functional and out= overloads of a structured op with two outputs
+// (values, indices: max_pool2d_with_indices, adaptive_max_pool2d, ...).
+// Impl(meta, out0, out1, self, rest...) computes into both.
+template <class Meta, auto Impl, class... Rest>
+struct StructuredOp2 {
+  using Pair = std::tuple<at::Tensor, at::Tensor>;
+  using RefPair = std::tuple<at::Tensor&, at::Tensor&>;
+  static std::array<std::string, 2>& names() {
+    static std::array<std::string, 2> n;
+    return n;
+  }
+  static Pair functional(const at::Tensor& self, Rest... rest) {
+    if (any_lacks_kernels(self, rest...)) {
+      auto s = run_fallback(names()[0], c10::impl::boxArgs<const at::Tensor&, Rest...>(self, rest...));
+      return {s[0].toTensor(), s[1].toTensor()};
+    }
+    OclStructured<Meta> op(Variant::Functional);
+    call_meta(op, self, rest...);
+    Impl(op, op.outputs[0], op.outputs[1], self, rest...);
+    return {std::move(op.outputs[0]), std::move(op.outputs[1])};
+  }
+  static RefPair out(const at::Tensor& self, Rest... rest, at::Tensor& out0, at::Tensor& out1) {
+    if (any_lacks_kernels(self, rest..., out0, out1)) {
+      run_fallback(names()[1], c10::impl::boxArgs<const at::Tensor&, Rest..., at::Tensor&, at::Tensor&>(
+                                   self, rest..., out0, out1));
+      return {out0, out1};
+    }
+    OclStructured<Meta> op(Variant::Out, out0, out1);
+    call_meta(op, self, rest...);
+    Impl(op, op.outputs[0], op.outputs[1], self, rest...);
+    return {out0, out1};
+  }
+};
+template <class Meta, auto Impl, class... Rest>
+void register_structured2(torch::Library& m, const char* functional, const char* out) {
+  using Op = StructuredOp2<Meta, Impl, Rest...>;
+  Op::names() = {std::string("aten::") + functional, std::string("aten::") + out};
+  m.impl(functional, TORCH_FN(Op::functional));
+  m.impl(out, TORCH_FN(Op::out));
 }
 
 // ATen's own structured impl (at::native::structured_X_out), whose impl()

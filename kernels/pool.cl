@@ -1,0 +1,231 @@
+// Pooling: max / average, fixed windows (kernel, stride, padding, dilation)
+// and adaptive windows, forward and backward, and max_unpool. Every tensor is
+// seen as 5-d (N, C, D, H, W) through its strides (2-d pooling has D = 1, a
+// batch-less input N = 1), so one kernel serves 1-d/2-d/3-d, NCHW and
+// channels_last. Launchers: kernels/pool_ops.cpp.
+//
+// Backward kernels gather: one work item per grad_input element loops over
+// the output windows that can contain it (no atomics; as CUDA's kernels).
+//
+// The launcher defines ST, CT, ACC, LOAD, STORE (dtype_preamble) and LOWEST,
+// the start value of a max (-INFINITY, or the type's minimum).
+
+typedef struct {
+  long N, C;
+  long in_size[3];   // D, H, W of the pooled input (grad_input)
+  long out_size[3];  // D, H, W of the output (grad_output)
+  long ksize[3], stride[3], pad[3], dilation[3];
+  long in_stride[5];   // N, C, D, H, W strides (elements) of input / grad_input
+  long out_stride[5];  // of output / grad_output
+  long idx_stride[5];  // of indices
+  long adaptive;       // windows start_index/end_index (AdaptivePooling.h)
+  long channels_last;  // enumerate work items with C fastest
+  long count_include_pad;
+  long divisor;  // != 0: divisor_override (the meta rejects 0)
+} PoolParams;
+
+#define IS_NAN(x) ((x) != (x))
+
+// Position `i` of an (N, C, D, H, W) space of sizes `s` (W or C fastest).
+inline void decompose(const PoolParams* p, const long* s, long i, long* pos) {
+  if (p->channels_last) {
+    pos[1] = i % p->C; i /= p->C;
+    pos[4] = i % s[2]; i /= s[2];
+    pos[3] = i % s[1]; i /= s[1];
+    pos[2] = i % s[0]; i /= s[0];
+  } else {
+    pos[4] = i % s[2]; i /= s[2];
+    pos[3] = i % s[1]; i /= s[1];
+    pos[2] = i % s[0]; i /= s[0];
+    pos[1] = i % p->C; i /= p->C;
+  }
+  pos[0] = i;
+}
+
+inline long offset(const long* st, long n, long c, long d, long h, long w) {
+  return n * st[0] + c * st[1] + d * st[2] + h * st[3] + w * st[4];
+}
+
+// The input positions [*start, *end) (step dilation) that output position o
+// of dim k reads. Fixed windows are clipped to the input, their start moved
+// past the padding by whole dilation steps.
+inline void window(const PoolParams* p, int k, long o, long* start, long* end) {
+  const long I = p->in_size[k], O = p->out_size[k];
+  if (p->adaptive) {
+    *start = (o / O) * I + ((o % O) * I) / O;
+    *end = 1 + ((o + 1) * I - 1) / O;
+    return;
+  }
+  const long dil = p->dilation[k];
+  long s = o * p->stride[k] - p->pad[k];
+  *end = min(s + (p->ksize[k] - 1) * dil + 1, I);
+  if (s < 0) s += ((-s + dil - 1) / dil) * dil;
+  *start = s;
+}
+
+// The output positions [*lo, *hi) whose window can contain input position x
+// of dim k (for max pooling with dilation: a superset, indices decide).
+inline void windows_of(const PoolParams* p, int k, long x, long* lo, long* hi) {
+  const long I = p->in_size[k], O = p->out_size[k];
+  if (p->adaptive) {
+    *lo = (x / I) * O + ((x % I) * O) / I;
+    *hi = min(1 + ((x + 1) * O - 1) / I, O);
+    return;
+  }
+  const long span = (p->ksize[k] - 1) * p->dilation[k] + 1, s = p->stride[k], xp = x + p->pad[k];
+  *lo = xp < span ? 0 : (xp - span) / s + 1;
+  *hi = min(xp / s + 1, O);
+}
+
+inline long dst_count(const PoolParams* p, const long* s) { return p->N * p->C * s[0] * s[1] * s[2]; }
+
+__kernel void max_pool_forward(__global char* ob, ulong oo, __global char* ib_, ulong io_,
+                               __global char* xb, ulong xo, PoolParams p) {
+  __global ST* out = PTR(ST, ob, oo);
+  __global long* idx = PTR(long, ib_, io_);
+  __global ST* in = PTR(ST, xb, xo);
+  const long IH = p.in_size[1], IW = p.in_size[2];
+  GRID_LOOP(i, dst_count(&p, p.out_size)) {
+    long o[5], s[3], e[3];
+    decompose(&p, p.out_size, i, o);
+    for (int k = 0; k < 3; ++k) window(&p, k, o[2 + k], &s[k], &e[k]);
+    const long dd = p.adaptive ? 1 : p.dilation[0], dh = p.adaptive ? 1 : p.dilation[1],
+               dw = p.adaptive ? 1 : p.dilation[2];
+    const long base = o[0] * p.in_stride[0] + o[1] * p.in_stride[1];
+    long best = (s[0] * IH + s[1]) * IW + s[2];
+    CT m = LOWEST;
+    for (long d = s[0]; d < e[0]; d += dd)
+      for (long h = s[1]; h < e[1]; h += dh)
+        for (long w = s[2]; w < e[2]; w += dw) {
+          const CT v = LOAD(in, base + d * p.in_stride[2] + h * p.in_stride[3] + w * p.in_stride[4]);
+          if (v > m || IS_NAN(v)) {
+            m = v;
+            best = (d * IH + h) * IW + w;
+          }
+        }
+    STORE(out, offset(p.out_stride, o[0], o[1], o[2], o[3], o[4]), m);
+    idx[offset(p.idx_stride, o[0], o[1], o[2], o[3], o[4])] = best;
+  }
+}
+
+__kernel void max_pool_backward(__global char* gib, ulong gio, __global char* gob, ulong goo,
+                                __global char* ib_, ulong io_, PoolParams p) {
+  __global ST* grad_in = PTR(ST, gib, gio);
+  __global ST* grad_out = PTR(ST, gob, goo);
+  __global long* idx = PTR(long, ib_, io_);
+  const long IH = p.in_size[1], IW = p.in_size[2];
+  GRID_LOOP(i, dst_count(&p, p.in_size)) {
+    long x[5], lo[3], hi[3];
+    decompose(&p, p.in_size, i, x);
+    for (int k = 0; k < 3; ++k) windows_of(&p, k, x[2 + k], &lo[k], &hi[k]);
+    const long me = (x[2] * IH + x[3]) * IW + x[4];
+    ACC sum = 0;
+    for (long d = lo[0]; d < hi[0]; ++d)
+      for (long h = lo[1]; h < hi[1]; ++h)
+        for (long w = lo[2]; w < hi[2]; ++w)
+          if (idx[offset(p.idx_stride, x[0], x[1], d, h, w)] == me)
+            sum += (ACC)LOAD(grad_out, offset(p.out_stride, x[0], x[1], d, h, w));
+    STORE(grad_in, offset(p.in_stride, x[0], x[1], x[2], x[3], x[4]), sum);
+  }
+}
+
+// The divisor of fixed window o (its clipped start/end in s/e): as the CPU's
+// avg_pool kernels (count_include_pad counts padding, not ceil_mode overhang).
+inline long avg_divisor(const PoolParams* p, const long* o, long* s, long* e) {
+  long pool = 1, inside = 1;
+  for (int k = 0; k < 3; ++k) {
+    long a = o[k] * p->stride[k] - p->pad[k];
+    long b = min(a + p->ksize[k], p->in_size[k] + p->pad[k]);
+    pool *= b - a;
+    s[k] = max(a, 0L);
+    e[k] = min(b, p->in_size[k]);
+    inside *= e[k] - s[k];
+  }
+  if (p->divisor != 0) return p->divisor;
+  return p->count_include_pad ? pool : inside;
+}
+
+__kernel void avg_pool_forward(__global char* ob, ulong oo, __global char* xb, ulong xo, PoolParams p) {
+  __global ST* out = PTR(ST, ob, oo);
+  __global ST* in = PTR(ST, xb, xo);
+  GRID_LOOP(i, dst_count(&p, p.out_size)) {
+    long o[5], s[3], e[3];
+    decompose(&p, p.out_size, i, o);
+    long div = 1;
+    if (p.adaptive) {
+      for (int k = 0; k < 3; ++k) window(&p, k, o[2 + k], &s[k], &e[k]);
+    } else {
+      div = avg_divisor(&p, o + 2, s, e);
+    }
+    const long base = o[0] * p.in_stride[0] + o[1] * p.in_stride[1];
+    ACC sum = 0;
+    for (long d = s[0]; d < e[0]; ++d)
+      for (long h = s[1]; h < e[1]; ++h)
+        for (long w = s[2]; w < e[2]; ++w)
+          sum += (ACC)LOAD(in, base + d * p.in_stride[2] + h * p.in_stride[3] + w * p.in_stride[4]);
+    ACC r;
+    if (p.adaptive) {
+      r = sum / (ACC)(e[0] - s[0]) / (ACC)(e[1] - s[1]) / (ACC)(e[2] - s[2]);
+    } else {
+      r = (s[0] >= e[0] || s[1] >= e[1] || s[2] >= e[2]) ? (ACC)0 : sum / (ACC)div;
+    }
+    STORE(out, offset(p.out_stride, o[0], o[1], o[2], o[3], o[4]), r);
+  }
+}
+
+__kernel void avg_pool_backward(__global char* gib, ulong gio, __global char* gob, ulong goo, PoolParams p) {
+  __global ST* grad_in = PTR(ST, gib, gio);
+  __global ST* grad_out = PTR(ST, gob, goo);
+  GRID_LOOP(i, dst_count(&p, p.in_size)) {
+    long x[5], lo[3], hi[3];
+    decompose(&p, p.in_size, i, x);
+    for (int k = 0; k < 3; ++k) windows_of(&p, k, x[2 + k], &lo[k], &hi[k]);
+    ACC sum = 0;
+    for (long d = lo[0]; d < hi[0]; ++d)
+      for (long h = lo[1]; h < hi[1]; ++h)
+        for (long w = lo[2]; w < hi[2]; ++w) {
+          const long o[3] = {d, h, w};
+          long s[3], e[3];
+          const ACC g = LOAD(grad_out, offset(p.out_stride, x[0], x[1], d, h, w));
+          if (p.adaptive) {
+            for (int k = 0; k < 3; ++k) window(&p, k, o[k], &s[k], &e[k]);
+            sum += g / (ACC)(e[0] - s[0]) / (ACC)(e[1] - s[1]) / (ACC)(e[2] - s[2]);
+          } else {
+            const long div = avg_divisor(&p, o, s, e);
+            if (x[2] < e[0] && x[3] < e[1] && x[4] < e[2]) sum += g / (ACC)div;
+          }
+        }
+    STORE(grad_in, offset(p.in_stride, x[0], x[1], x[2], x[3], x[4]), sum);
+  }
+}
+
+inline void report_bad_index(__global int* flag, int check, long index, long dim, long size) {
+  if (atomic_cmpxchg(flag, 0, check) == 0) {
+    __global long* f = (__global long*)flag;
+    f[1] = index;
+    f[2] = dim;
+    f[3] = size;
+  }
+}
+
+// max_unpool: out (zero-filled, out_size) at indices[i] = in[i]; in_size is
+// the input's. An index outside the output plane skips and is reported.
+__kernel void max_unpool_forward(__global char* ob, ulong oo, __global char* xb, ulong xo,
+                                 __global char* ib_, ulong io_, PoolParams p, __global int* flag,
+                                 int check) {
+  __global ST* out = PTR(ST, ob, oo);
+  __global ST* in = PTR(ST, xb, xo);
+  __global long* idx = PTR(long, ib_, io_);
+  const long OD = p.out_size[0], OH = p.out_size[1], OW = p.out_size[2];
+  GRID_LOOP(i, dst_count(&p, p.in_size)) {
+    long x[5];
+    decompose(&p, p.in_size, i, x);
+    const long j = idx[offset(p.idx_stride, x[0], x[1], x[2], x[3], x[4])];
+    if (j < 0 || j >= OD * OH * OW) {
+      report_bad_index(flag, check, j, OD * OH * OW, 0);
+      continue;
+    }
+    STORE(out, offset(p.out_stride, x[0], x[1], j / (OH * OW), (j / OW) % OH, j % OW),
+          LOAD(in, offset(p.in_stride, x[0], x[1], x[2], x[3], x[4])));
+  }
+}
