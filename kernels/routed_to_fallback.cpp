@@ -9,11 +9,6 @@
 //   convolution_overrideable, which PyTorch leaves unimplemented for
 //   PrivateUse1, so every conv would raise. (DESIGN §4: native convs will be
 //   im2col + CLBlast GEMM.)
-// - native_layer_norm, native_group_norm: the composite (math_native_layer_norm,
-//   math_group_norm) goes through batch_norm on a reshaped view and rounds
-//   differently from the CPU kernels; the OpInfo sweep found a 1-element
-//   layer_norm off by 1.2e-4 and float16 group_norm off by 3 ulp. Their
-//   backward ops have no composite and reach the fallback by themselves.
 #include <torch/library.h>
 
 #include "backend/fallback.h"
@@ -21,8 +16,7 @@
 namespace torch_ocl {
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  for (const char* op : {"convolution", "_convolution", "convolution_backward", "native_layer_norm",
-                         "native_group_norm"})
+  for (const char* op : {"convolution", "_convolution", "convolution_backward"})
     m.impl(op, torch::CppFunction::makeFromBoxedFunction<&cpu_fallback_kernel>());
 }
 
