@@ -1,7 +1,9 @@
-// Group norm: ATen's native_group_norm / native_group_norm_backward (shapes,
-// checks, memory format, empty inputs) with their GroupNormKernel stubs:
-// statistics by the reduction engine, the rest by the pointwise engine (rows
-// in kernels/norm.h).
+// Group norm: ATen's native_group_norm / native_group_norm_backward (checks,
+// outputs, empty inputs) with their GroupNormKernel stubs: statistics by the
+// reduction engine, the rest by the pointwise engine (rows in
+// kernels/norm.h). torch 2.13's impls require contiguous tensors off the CPU,
+// so inputs are made contiguous and results take the input's memory format
+// (channels_last in, channels_last out, as on the CPU).
 #include <ATen/native/group_norm.h>
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/empty.h>
@@ -19,10 +21,11 @@ namespace {
 using at::Tensor;
 using namespace norm;
 
-// X, Y, dY, dX are contiguous in X's suggested memory format (ATen's impl
-// makes them so), so [N, C, *] views as [N, group, C / group, HxW].
+// X, Y, dY, dX are contiguous (see group_norm / group_norm_backward below), so
+// [N, C, *] views as [N, group, C / group, HxW].
 void group_norm_kernel(const Tensor& X, const Tensor& gamma, const Tensor& beta, int64_t N, int64_t C,
                        int64_t HxW, int64_t group, double eps, Tensor& Y, Tensor& mean, Tensor& rstd) {
+  check_same_device("native_group_norm", {X, gamma, beta});
   check_floating("GroupNormKernelImpl", X);
   const int64_t D = C / group;
   const auto acc = acc_dtype(X.scalar_type());
@@ -42,6 +45,7 @@ void group_norm_kernel(const Tensor& X, const Tensor& gamma, const Tensor& beta,
 void group_norm_backward_kernel(const Tensor& dY, const Tensor& X, const Tensor& mean, const Tensor& rstd,
                                 const Tensor& gamma, int64_t N, int64_t C, int64_t HxW, int64_t group, Tensor& dX,
                                 Tensor& dgamma, Tensor& dbeta) {
+  check_same_device("native_group_norm_backward", {dY, X, mean, rstd, gamma});
   check_floating("GroupNormBackwardKernelImpl", X);
   const int64_t D = C / group;
   const auto acc = acc_dtype(X.scalar_type());
@@ -66,6 +70,23 @@ void group_norm_backward_kernel(const Tensor& dY, const Tensor& X, const Tensor&
   pointwise(kInputGrad, {dX.view({N, group, D, HxW})}, {dy, x, A, B, Cc}, acc);
 }
 
+std::tuple<Tensor, Tensor, Tensor> group_norm(const Tensor& X, const std::optional<Tensor>& gamma,
+                                              const std::optional<Tensor>& beta, int64_t N, int64_t C, int64_t HxW,
+                                              int64_t group, double eps) {
+  auto [Y, mean, rstd] = at::native::native_group_norm(X.contiguous(), gamma, beta, N, C, HxW, group, eps);
+  return {Y.contiguous(X.suggest_memory_format()), mean, rstd};
+}
+
+std::tuple<Tensor, Tensor, Tensor> group_norm_backward(const Tensor& dY, const Tensor& X, const Tensor& mean,
+                                                       const Tensor& rstd, const std::optional<Tensor>& gamma,
+                                                       int64_t N, int64_t C, int64_t HxW, int64_t group,
+                                                       std::array<bool, 3> mask) {
+  auto [dX, dgamma, dbeta] = at::native::native_group_norm_backward(
+      dY.contiguous(), X.contiguous(), mean.contiguous(), rstd.contiguous(), gamma, N, C, HxW, group, mask);
+  if (dX.defined()) dX = dX.contiguous(X.suggest_memory_format());
+  return {dX, dgamma, dbeta};
+}
+
 }  // namespace
 }  // namespace torch_ocl
 
@@ -75,6 +96,6 @@ REGISTER_PRIVATEUSE1_DISPATCH(GroupNormBackwardKernel, &torch_ocl::group_norm_ba
 }  // namespace at::native
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  torch_ocl::register_guarded<&at::native::native_group_norm>(m, "native_group_norm");
-  torch_ocl::register_guarded<&at::native::native_group_norm_backward>(m, "native_group_norm_backward");
+  torch_ocl::register_guarded<&torch_ocl::group_norm>(m, "native_group_norm");
+  torch_ocl::register_guarded<&torch_ocl::group_norm_backward>(m, "native_group_norm_backward");
 }

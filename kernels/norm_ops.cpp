@@ -106,6 +106,7 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& input, at::IntArrayR
                                               const std::optional<Tensor>& weight_opt,
                                               const std::optional<Tensor>& bias_opt, double eps) {
   const Tensor weight = opt(weight_opt), bias = opt(bias_opt);
+  check_same_device("native_layer_norm", {input, weight, bias});
   const bool mixed = at::native::is_mixed_type(input, weight, bias);
   if (mixed) at::native::check_mixed_data_type(input, weight, bias);
   const auto [M, N] = at::native::_check_layer_norm_inputs(input, normalized_shape, weight, bias);
@@ -141,6 +142,7 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& dY, const T
                                                        const std::optional<Tensor>& bias_opt,
                                                        std::array<bool, 3> mask) {
   const Tensor weight = opt(weight_opt), bias = opt(bias_opt);
+  check_same_device("native_layer_norm_backward", {dY, input, mean, rstd, weight, bias});
   const auto [M, N] = at::native::_check_layer_norm_inputs(input, normalized_shape, weight, bias);
   check_floating("LayerNormBackwardKernelImpl", input);
   const Tensor X = input.contiguous(), dy = dY.contiguous();
@@ -197,6 +199,7 @@ std::pair<Tensor, Tensor> batch_stats(const Tensor& input, const Tensor& running
 std::tuple<Tensor, Tensor, Tensor> batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
                                               const Tensor& running_mean, const Tensor& running_var, bool train,
                                               double momentum, double eps) {
+  check_same_device("batch_norm", {input, weight, bias, running_mean, running_var});
   const bool mixed = at::native::is_mixed_type(input, weight, bias, running_mean, running_var);
   if (mixed) at::native::check_mixed_data_type(input, weight, bias, running_mean, running_var);
   check_floating("batch_norm", input);
@@ -233,6 +236,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, c
                                                        const Tensor& running_var, const Tensor& save_mean,
                                                        const Tensor& save_invstd, bool train, double eps,
                                                        std::array<bool, 3> mask) {
+  check_same_device("batch_norm_backward", {grad_out, input, weight, running_mean, running_var, save_mean, save_invstd});
   const bool mixed = at::native::is_mixed_type(input, weight, running_mean, running_var, save_mean, save_invstd);
   if (mixed) at::native::check_mixed_data_type(input, weight, running_mean, running_var, save_mean, save_invstd);
   check_floating("batch_norm_backward_cpu", input);
@@ -336,6 +340,7 @@ std::tuple<Tensor, Tensor, Tensor> new_batch_norm_backward(
 std::tuple<Tensor, Tensor> batch_norm_update_stats(const Tensor& input, const std::optional<Tensor>& running_mean,
                                                    const std::optional<Tensor>& running_var, double momentum) {
   const Tensor rm = opt(running_mean), rv = opt(running_var);
+  check_same_device("batch_norm_update_stats", {input, rm, rv});
   const bool mixed = at::native::is_mixed_type(input, rm, rv);
   if (mixed) at::native::check_mixed_data_type(input, rm, rv);
   check_floating("batch_norm_update_stats_cpu", input);
