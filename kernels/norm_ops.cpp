@@ -1,5 +1,5 @@
-// Normalization, forward and backward: layer norm and RMS norm (row kernels
-// in kernels/norm.cl) and batch norm in all its ATen entry points (instance
+// Normalization, forward and backward: layer norm and RMS norm
+// (_fused_rms_norm; row kernels in kernels/norm.cl) and batch norm in all its ATen entry points (instance
 // norm is ATen's composite over batch norm); group norm is in
 // kernels/group_norm_ops.cpp. Batch statistics and every weight / bias
 // gradient go through the reduction engine; the apply steps through the
@@ -127,12 +127,14 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& input, at::IntArrayR
   return {std::move(Y), mean.to(stat).view(shape), rstd.to(stat).view(shape)};
 }
 
-// The weight gradient of layer / RMS norm: sum over rows of dy * (x - mean) * rstd.
+// The weight gradient of layer / RMS norm (`mean` undefined): sum over rows
+// of dy * (x - mean) * rstd.
 Tensor row_weight_grad(const Tensor& dy, const Tensor& X, const Tensor& mean, const Tensor& rstd,
                        const Tensor& weight, int64_t M, int64_t N, c10::ScalarType acc) {
   if (M == 0) return at::zeros_like(weight, at::MemoryFormat::Contiguous);
   Tensor t = at::empty({M, N}, X.options().dtype(acc));
-  pointwise(kDyXhat, {t}, {dy.view({M, N}), X.view({M, N}), mean.view({M, 1}), rstd.view({M, 1})}, acc);
+  const Tensor m = mean.defined() ? mean.view({M, 1}) : or_value(mean, 0, rstd);  // RMS norm: mean 0
+  pointwise(kDyXhat, {t}, {dy.view({M, N}), X.view({M, N}), m, rstd.view({M, 1})}, acc);
   return t.sum(0).to(weight.scalar_type()).view(weight.sizes());
 }
 
@@ -161,6 +163,54 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& dY, const T
                    : at::sum(dy.view({M, N}), {0}, false, acc).to(bias.scalar_type()).view(bias.sizes());
   }
   return {std::move(dX), std::move(dgamma), std::move(dbeta)};
+}
+
+// ---- RMS norm: _fused_rms_norm, which rms_norm calls (rstd in float /
+// double, keepdim-shaped, as rms_norm_composite) ----
+std::pair<int64_t, int64_t> rms_rows(const Tensor& input, at::IntArrayRef normalized_shape, const Tensor& weight) {
+  at::native::_check_rms_norm_inputs_symint(input, c10::fromIntArrayRefSlow(normalized_shape), weight);
+  const int64_t N = c10::multiply_integers(normalized_shape);
+  const int64_t M = c10::multiply_integers(input.sizes().begin(), input.sizes().end() - normalized_shape.size());
+  return {M, N};
+}
+
+std::tuple<Tensor, Tensor> fused_rms_norm(const Tensor& input, at::IntArrayRef normalized_shape,
+                                          const std::optional<Tensor>& weight_opt, std::optional<double> eps) {
+  const Tensor weight = opt(weight_opt);
+  check_same_device("_fused_rms_norm", {input, weight});
+  const auto [M, N] = rms_rows(input, normalized_shape, weight);
+  check_floating("rms_norm", input);
+  const auto acc = acc_dtype(input.scalar_type());
+  const double e = eps.value_or(acc == at::kDouble ? std::numeric_limits<double>::epsilon()
+                                                   : std::numeric_limits<float>::epsilon());
+  const Tensor X = input.contiguous();
+  Tensor Y = at::empty_like(X, at::MemoryFormat::Contiguous);
+  Tensor rstd = at::empty({M}, X.options().dtype(acc));
+  if (M > 0 && N == 0) rstd.fill_(std::numeric_limits<double>::quiet_NaN());
+  else if (M > 0)
+    launch_rows("row_norm_forward", input.scalar_type(), {X, Y, Tensor(), rstd, as(weight, acc), Tensor()}, M, N, e,
+                true);
+  return {std::move(Y), rstd.view(stat_shape(input, normalized_shape.size()))};
+}
+
+std::tuple<Tensor, Tensor> fused_rms_norm_backward(const Tensor& dY, const Tensor& input,
+                                                   at::IntArrayRef normalized_shape, const Tensor& rstd,
+                                                   const std::optional<Tensor>& weight_opt, std::array<bool, 2> mask) {
+  const Tensor weight = opt(weight_opt);
+  check_same_device("_fused_rms_norm_backward", {dY, input, rstd, weight});
+  const auto [M, N] = rms_rows(input, normalized_shape, weight);
+  check_floating("rms_norm", input);
+  const auto acc = acc_dtype(input.scalar_type());
+  const Tensor X = input.contiguous(), dy = dY.to(input.scalar_type()).contiguous(), rstd_a = as(rstd, acc);
+  Tensor dX, dweight;
+  if (mask[0]) {
+    dX = at::empty_like(X, at::MemoryFormat::Contiguous);
+    if (M > 0 && N > 0)
+      launch_rows("row_norm_backward", input.scalar_type(), {dy, X, Tensor(), rstd_a, as(weight, acc), dX}, M, N,
+                  std::nullopt, true);
+  }
+  if (mask[1] && weight.defined()) dweight = row_weight_grad(dy, X, Tensor(), rstd_a, weight, M, N, acc);
+  return {std::move(dX), std::move(dweight)};
 }
 
 // ---- batch norm ----
@@ -356,6 +406,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   using namespace torch_ocl;
   register_guarded<&layer_norm>(m, "native_layer_norm");
   register_guarded<&layer_norm_backward>(m, "native_layer_norm_backward");
+  register_guarded<&fused_rms_norm>(m, "_fused_rms_norm");
+  register_guarded<&fused_rms_norm_backward>(m, "_fused_rms_norm_backward");
   register_guarded<&native_batch_norm>(m, "native_batch_norm");
   register_guarded<&native_batch_norm_backward>(m, "native_batch_norm_backward");
   register_guarded<&batch_norm_legit>(m, "_native_batch_norm_legit");

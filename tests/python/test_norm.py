@@ -171,6 +171,49 @@ def test_rms_norm(dtype, weight):
     check(lambda x, w: F.rms_norm(x, (3, 9), w, eps=1e-3), x, w)
 
 
+def test_rms_norm_runs_the_fused_kernel():
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Record(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.ops = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.ops.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    x = make((3, 8)).to("ocl").requires_grad_()
+    w = make(8).to("ocl").requires_grad_()
+    with Record() as rec:
+        F.rms_norm(x, (8,), w).sum().backward()
+    assert "aten._fused_rms_norm.default" in rec.ops
+    assert "aten._fused_rms_norm_backward.default" in rec.ops
+
+
+@pytest.mark.parametrize("mask", [(1, 1), (1, 0), (0, 1)], ids=str)
+def test_fused_rms_norm_direct(mask):
+    x, w, dy = make((2, 3, 4), torch.float16), make(4, torch.float16, seed=2), make((2, 3, 4), torch.float16, seed=3)
+    check(lambda x, w: torch._fused_rms_norm(x, [4], w, None), x, w)  # rstd: float, keepdim shape
+    # The backward op (no CPU kernel: the CPU differentiates the composite) vs CPU autograd.
+    _, rstd = torch._fused_rms_norm(x, [4], w, 1e-6)
+    xc, wc = x.clone().requires_grad_(), w.clone().requires_grad_()
+    gx, gw = torch.autograd.grad(F.rms_norm(xc, (4,), wc, 1e-6), (xc, wc), dy)
+    o = lambda t: t.to("ocl")
+    got = torch.ops.aten._fused_rms_norm_backward(o(dy), o(x), [4], o(rstd), o(w), list(map(bool, mask)))
+    close(got, (gx if mask[0] else None, gw if mask[1] else None))
+
+
+def test_double_backward():
+    # create_graph: autograd's composite double-backward formulas over native ops
+    x = make((3, 6), torch.float64).to("ocl").requires_grad_()
+    w = make(6, torch.float64, seed=2).to("ocl").requires_grad_()
+    b = make(6, torch.float64, seed=3).to("ocl").requires_grad_()
+    assert torch.autograd.gradgradcheck(lambda x, w: F.rms_norm(x, (6,), w), (x, w))
+    assert torch.autograd.gradgradcheck(lambda x, w, b: F.layer_norm(x, (6,), w, b), (x, w, b))
+    assert torch.autograd.gradgradcheck(lambda x, w, b: F.group_norm(x.view(3, 6, 1), 3, w, b), (x, w, b))
+
+
 # ---------------------------------------------------------------- group norm
 
 GN_CASES = [((2, 6, 5, 5), 3), ((1, 4, 7), 2), ((3, 6), 6), ((2, 8, 3, 2, 2), 4), ((2, 1, 3), 1)]
