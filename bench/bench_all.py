@@ -16,6 +16,9 @@
   f. Compile time of pointwise programs: first call in a fresh process with an
      empty TORCH_OCL_CACHE_DIR (cold disk), in a second fresh process with the
      now-filled cache (warm disk), and a second call in-process (warm memory).
+  h. Convolution forward + backward (conv2d, float32): ResNet-18 layer shapes
+     at batch 8 (batch 2 with --quick), all three gradients, ocl vs PyTorch
+     on the CPU (and CUDA), in GFLOP/s of the three convolutions' math.
   g. Random number throughput: a.uniform_() and a.normal_() (float32, 1M and
      16M elements, Philox on the device) in GB/s of float32 written, vs the
      same copy baselines (and the CPU's generator).
@@ -309,6 +312,77 @@ def bench_bandwidth(ops, numels, baselines, target_s, has_cuda, cpu_ref):
     return rows
 
 
+# h. convolution forward + backward ---------------------------------------------------
+
+# name -> (in channels, out channels, height = width, kernel, stride)
+CONV_SHAPES = {
+    "layer1 3x3 64@56": (64, 64, 56, 3, 1),
+    "layer2 3x3 128@28": (128, 128, 28, 3, 1),
+    "layer3 3x3 256@14": (256, 256, 14, 3, 1),
+    "layer2 down 1x1 s2": (64, 128, 56, 1, 2),
+}
+
+
+def bench_conv(batch, target_s, has_cuda):
+    """conv2d forward + backward (grad input, weight and bias) per shape."""
+    rows = []
+    for name, (cin, cout, hw, k, stride) in CONV_SHAPES.items():
+        x_cpu, w_cpu, b_cpu = torch.randn(batch, cin, hw, hw), torch.randn(cout, cin, k, k), torch.randn(cout)
+        out_hw = (hw + 2 * (k // 2) - k) // stride + 1
+        g_cpu = torch.randn(batch, cout, out_hw, out_hw)
+        # forward 2*N*O*L*C*K; grad input and grad weight the same again each
+        flop = 3 * 2.0 * batch * cout * out_hw * out_hw * cin * k * k
+        row = {"shape": name, "batch": batch, "gflop": flop / 1e9}
+
+        def step(x, w, b, g):
+            x.grad = w.grad = b.grad = None
+            torch.nn.functional.conv2d(x, w, b, stride=stride, padding=k // 2).backward(g)
+
+        def leaves(dev):
+            return [t.to(dev).requires_grad_() for t in (x_cpu, w_cpu, b_cpu)] + [g_cpu.to(dev)]
+
+        args = leaves(OCL)
+        try:
+            t, iters = run_native(f"conv {name}", lambda: adaptive(lambda: step(*args), _sync_ocl,
+                                                                   target_s, 1, 1000, warmup=1))
+            row.update(iters=iters, ocl_s=t, ocl_gflops=flop / t / 1e9)
+        except NotNative as e:
+            row["ocl_status"] = str(e)
+        del args
+        args = leaves("cpu")
+        t, _ = adaptive(lambda: step(*args), _sync_none, target_s, 1, 1000, warmup=1)
+        row.update(cpu_s=t, cpu_gflops=flop / t / 1e9)
+        if "ocl_s" in row:
+            row["ratio_ocl_cpu"] = row["ocl_s"] / t
+        if has_cuda:
+            args = leaves("cuda")
+            t, _ = adaptive(lambda: step(*args), _sync_cuda, target_s, 1, 10000)
+            row.update(cuda_s=t, cuda_gflops=flop / t / 1e9)
+            if "ocl_s" in row:
+                row["ratio_ocl_cuda"] = row["ocl_s"] / t
+        rows.append(row)
+        print(f"  conv {name} done", file=sys.stderr, flush=True)
+    return rows
+
+
+def print_conv(rows, has_cuda):
+    print(f"h. conv2d forward + backward (grad input, weight, bias), float32, batch {rows[0]['batch']}, "
+          "padding k//2 (ratio = time ocl / time cpu, >1 = ocl slower)")
+    hdr = f"   {'shape':<20} {'GFLOP':>6} | {'ocl ms':>9} {'cpu ms':>9} | {'ocl GF/s':>8} {'cpu GF/s':>8} | {'ocl/cpu':>7}"
+    if has_cuda:
+        hdr += f" | {'cuda ms':>8} {'ocl/cuda':>8}"
+    print(hdr)
+    for r in rows:
+        line = f"   {r['shape']:<20} {r['gflop']:>6.2f} | "
+        if "ocl_s" in r:
+            line += f"{r['ocl_s']*1e3:>9.1f} {r['cpu_s']*1e3:>9.1f} | {r['ocl_gflops']:>8.2f} {r['cpu_gflops']:>8.2f} | {r['ratio_ocl_cpu']:>7.2f}"
+        else:
+            line += f"{r['ocl_status'][:19]:>19} | {'-':>8} {r['cpu_gflops']:>8.2f} | {'-':>7}"
+        if has_cuda:
+            line += f" | {r['cuda_s']*1e3:>8.3f} {r.get('ratio_ocl_cuda', float('nan')):>8.1f}"
+        print(line)
+
+
 # f. compile time of pointwise programs ---------------------------------------------
 
 COMPILE_OPS = {  # name -> fn(x, y); distinct programs on float32 and float16
@@ -585,6 +659,7 @@ def main():
                                                has_cuda, cpu_ref))
     rng = section("g", lambda: bench_bandwidth(RANDOM_OPS, bw_numels, baselines, bw_target_s,
                                                has_cuda, cpu_ref))
+    conv = section("h", lambda: bench_conv(2 if args.quick else 8, target_s, has_cuda))
     comp = section("f", lambda: bench_compile(compile_dtypes))
     meta["wall_s"] = time.perf_counter() - t0
     meta["loadavg_end"] = os.getloadavg()[0]
@@ -606,6 +681,8 @@ def main():
     print_bandwidth("g. random number throughput, float32 (GB/s of bytes written: 1 x numel x 4)",
                     rng, has_cuda, cpu_ref)
     print()
+    print_conv(conv, has_cuda)
+    print()
     print_compile(comp)
     print(f"\n(total {meta['wall_s']:.1f} s; per section: "
           + ", ".join(f"{k} {v:.1f}" for k, v in section_s.items()) + ")")
@@ -613,7 +690,7 @@ def main():
         with open(args.json, "w") as f:
             json.dump({"meta": meta, "mm": mm, "add_bandwidth": bw, "latency": lat,
                        "copy_baselines": {str(k): v for k, v in baselines.items()},
-                       "elementwise_bandwidth": elem, "reduction_bandwidth": red, "random_throughput": rng,
+                       "elementwise_bandwidth": elem, "reduction_bandwidth": red, "random_throughput": rng, "conv": conv,
                        "compile": comp}, f, indent=2)
         print(f"wrote {args.json}")
 

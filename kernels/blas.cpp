@@ -16,6 +16,7 @@
 #include "backend/kernel_launch.h"
 #include "backend/runtime.h"
 #include "backend/scratch_buffer.h"
+#include "kernels/blas.h"
 #include "kernels/structured.h"
 
 namespace torch_ocl {
@@ -124,13 +125,35 @@ void gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, doubl
   }
   if (beta == 0) out.zero_();  // beta = 0 must ignore NaNs in out
   const int64_t nd = out.dim();
+  // Row-major matrices that do not overlap: stacked, or (in views of a larger
+  // matrix) side by side in the same rows.
   const bool row_major = out.stride(nd - 1) == 1 && out.stride(nd - 2) >= std::max<int64_t>(1, out.size(nd - 1)) &&
-                         (nd == 2 || out.stride(0) >= out.size(1) * out.stride(1));
+                         (nd == 2 || out.size(0) == 1 || out.stride(0) >= out.size(1) * out.stride(1) ||
+                          (out.stride(0) >= out.size(2) && out.stride(1) >= out.size(0) * out.stride(0)));
   at::Tensor c = row_major ? out : out.contiguous();
   if (out.scalar_type() == c10::kFloat) gemm_typed<float>(c, a, b, alpha, beta);
   else gemm_typed<double>(c, a, b, alpha, beta);
   if (!c.is_same(out)) out.copy_(c);
 }
+
+}  // namespace
+
+void gemm_batched(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, double alpha,
+                  double beta) {
+  TORCH_INTERNAL_ASSERT(gemm_native(out.scalar_type()) && a.scalar_type() == out.scalar_type() &&
+                        b.scalar_type() == out.scalar_type());
+  TORCH_INTERNAL_ASSERT(out.dim() >= 2 && out.dim() <= 4 && a.dim() == out.dim() && b.dim() == out.dim());
+  if (out.stride(-2) == 1 && out.stride(-1) != 1)  // column-major out: out^T = b^T @ a^T
+    return gemm_batched(out.mT(), b.mT(), a.mT(), alpha, beta);
+  if (out.dim() < 4) return gemm(out, a, b, alpha, beta);
+  // Loop over the smaller leading dim, batch over the other.
+  const bool swap = out.size(0) > out.size(1);
+  const at::Tensor o = swap ? out.transpose(0, 1) : out, x = swap ? a.transpose(0, 1) : a,
+                   y = swap ? b.transpose(0, 1) : b;
+  for (int64_t i = 0; i < o.size(0); ++i) gemm(o[i], x[i], y[i], alpha, beta);
+}
+
+namespace {
 
 // mm and bmm: `FallbackOp` is the op's .out overload, used for dtypes CLBlast lacks.
 template <class FallbackOp>

@@ -26,14 +26,7 @@
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #endif
 
-inline void report_bad_index(__global int* flag, int check, long index, long dim, long size) {
-  if (atomic_cmpxchg(flag, 0, check) == 0) {
-    __global long* f = (__global long*)flag;
-    f[1] = index;
-    f[2] = dim;
-    f[3] = size;
-  }
-}
+// report_bad_index comes from kernels/device_checks.cl (spliced in by the launcher).
 
 inline float half_bits_to_float(ushort b) { return vload_half(0, (const __private half*)&b); }
 inline ushort float_to_half_bits(float f) {

@@ -7,6 +7,7 @@
 
 #include "backend/device_checks.h"
 #include "backend/kernel_launch.h"
+#include "backend/program_cache.h"
 #include "backend/runtime.h"
 #include "backend/scratch_buffer.h"
 
@@ -91,7 +92,7 @@ void run_index_kernel(const IndexKernel& k, at::TensorIteratorBase& iter, const 
   ScratchBuffer meta_buf = ScratchBuffer::from_host(device, meta.data(), meta.size() * sizeof(int64_t));
 
   const c10::ScalarType st = copy ? bits_dtype(dtype) : dtype;
-  std::string pre = dtype_preamble(st);
+  std::string pre = dtype_preamble(st) + kernel_source("device_checks");
   auto def = [&](const std::string& name, const std::string& v) { pre += "#define " + name + " " + v + "\n"; };
   def("VALUE_T", copy ? "ST" : "CT");
   def("REDUCE", std::to_string(static_cast<int>(k.reduce)));

@@ -269,19 +269,24 @@ inline T sp_spherical_bessel_j0(T x) {
 // Three-term recurrence p_{k+1} = (A x + B) p_k - C p_{k-1} is unrolled per
 // family; the closed trigonometric forms for large n inside (-1, 1) follow
 // the CPU's switch points.
+// The Chebyshev-family recurrence p_{k+1} = 2y p_k - p_{k-1} from p_0 = 1,
+// p_1 = q up to p_n (n >= 2), stopping early at a NaN as the CPU does.
+inline T sp_chebyshev_recurrence(T y, T q, long n) {
+  T p = (T)1, r = q;
+  for (long k = 2; k <= n && !isnan(q); ++k) {
+    r = (y + y) * q - p;
+    p = q;
+    q = r;
+  }
+  return r;
+}
 inline T sp_chebyshev_t(T x, long n) {
   if (n < 0) return (T)0;
   if (fabs(x) == (T)1) return (x > (T)0 || n % 2 == 0) ? (T)1 : (T)-1;
   if (n > 6 && fabs(x) < (T)1) return cos((T)n * acos(x));
   if (n == 0) return (T)1;
   if (n == 1) return x;
-  T p = (T)1, q = x, r = q;
-  for (long k = 2; k <= n && !isnan(q); ++k) {
-    r = (x + x) * q - p;
-    p = q;
-    q = r;
-  }
-  return r;
+  return sp_chebyshev_recurrence(x, x, n);
 }
 inline T sp_chebyshev_u(T x, long n) {
   if (n < 0) return (T)0;
@@ -293,13 +298,7 @@ inline T sp_chebyshev_u(T x, long n) {
   }
   if (n == 0) return (T)1;
   if (n == 1) return x + x;
-  T p = (T)1, q = x + x, r = q;
-  for (long k = 2; k <= n && !isnan(q); ++k) {
-    r = (x + x) * q - p;
-    p = q;
-    q = r;
-  }
-  return r;
+  return sp_chebyshev_recurrence(x, x + x, n);
 }
 inline T sp_chebyshev_v(T x, long n) {
   if (n < 0) return (T)0;
@@ -314,13 +313,7 @@ inline T sp_chebyshev_v(T x, long n) {
   }
   if (n == 0) return (T)1;
   if (n == 1) return x + x - (T)1;
-  T p = (T)1, q = x + x - (T)1, r = q;
-  for (long k = 2; k <= n && !isnan(q); ++k) {
-    r = (x + x) * q - p;
-    p = q;
-    q = r;
-  }
-  return r;
+  return sp_chebyshev_recurrence(x, x + x - (T)1, n);
 }
 inline T sp_chebyshev_w(T x, long n) {
   if (n < 0) return (T)0;
@@ -336,13 +329,7 @@ inline T sp_chebyshev_w(T x, long n) {
   }
   if (n == 0) return (T)1;
   if (n == 1) return x + x + (T)1;
-  T p = (T)1, q = x + x + (T)1, r = q;
-  for (long k = 2; k <= n && !isnan(q); ++k) {
-    r = (x + x) * q - p;
-    p = q;
-    q = r;
-  }
-  return r;
+  return sp_chebyshev_recurrence(x, x + x + (T)1, n);
 }
 // Shifted Chebyshev polynomials: the above at 2x - 1, with the CPU's own
 // special cases (x == 1, x == 0, and its switch points).
@@ -354,13 +341,7 @@ inline T sp_shifted_chebyshev_t(T x, long n) {
   if (n > 6 && fabs(y) < (T)1) return cos((T)n * acos(y));
   if (n == 0) return (T)1;
   if (n == 1) return y;
-  T p = (T)1, q = y, r = q;
-  for (long k = 2; k <= n && !isnan(q); ++k) {
-    r = (y + y) * q - p;
-    p = q;
-    q = r;
-  }
-  return r;
+  return sp_chebyshev_recurrence(y, y, n);
 }
 inline T sp_shifted_chebyshev_u(T x, long n) {
   if (n < 0) return (T)0;
@@ -374,13 +355,7 @@ inline T sp_shifted_chebyshev_u(T x, long n) {
   }
   if (n == 0) return (T)1;
   if (n == 1) return y + y;
-  T p = (T)1, q = y + y, r = q;
-  for (long k = 2; k <= n && !isnan(q); ++k) {
-    r = (y + y) * q - p;
-    p = q;
-    q = r;
-  }
-  return r;
+  return sp_chebyshev_recurrence(y, y + y, n);
 }
 inline T sp_shifted_chebyshev_v(T x, long n) {
   if (n < 0) return (T)0;
@@ -394,13 +369,7 @@ inline T sp_shifted_chebyshev_v(T x, long n) {
   }
   if (n == 0) return (T)1;
   if (n == 1) return y + y - (T)1;
-  T p = (T)1, q = y + y - (T)1, r = q;
-  for (long k = 2; k <= n && !isnan(q); ++k) {
-    r = (y + y) * q - p;
-    p = q;
-    q = r;
-  }
-  return r;
+  return sp_chebyshev_recurrence(y, y + y - (T)1, n);
 }
 inline T sp_shifted_chebyshev_w(T x, long n) {
   if (n < 0) return (T)0;
@@ -414,13 +383,7 @@ inline T sp_shifted_chebyshev_w(T x, long n) {
   }
   if (n == 0) return (T)1;
   if (n == 1) return y + y + (T)1;
-  T p = (T)1, q = y + y + (T)1, r = q;
-  for (long k = 2; k <= n && !isnan(q); ++k) {
-    r = (y + y) * q - p;
-    p = q;
-    q = r;
-  }
-  return r;
+  return sp_chebyshev_recurrence(y, y + y + (T)1, n);
 }
 // Physicists' (h) and probabilists' (he) Hermite polynomials; NaN past the
 // CPU's degree limit (128 for float, 512 for double).

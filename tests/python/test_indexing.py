@@ -15,15 +15,10 @@ import torch
 from torch.testing import assert_close
 
 D = "ocl"
-FLOATS = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
-INTS = [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8]
-ALL = FLOATS + INTS + [torch.bool]
+from dtype_lists import ALL, FLOATS, INTS, dname  # noqa: F401
 
 
-@pytest.fixture(autouse=True)
-def _strict():
-    with torch.ocl.fallback_mode("error"):
-        yield
+pytestmark = pytest.mark.usefixtures("strict")  # every test proves its ops native
 
 
 def make(shape, dtype, seed=0):

@@ -11,19 +11,11 @@ import pytest
 import torch
 from torch.testing import assert_close
 
-FLOATS = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
-INTS = [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8]
+from dtype_lists import FLOATS, INTS, dname  # noqa: F401
 HALF_TOL = {torch.float16: dict(rtol=2e-3, atol=2e-3), torch.bfloat16: dict(rtol=1.6e-2, atol=1e-2)}
 
 
-@pytest.fixture(autouse=True)
-def _strict():
-    with torch.ocl.fallback_mode("error"):
-        yield
-
-
-def dname(dtype):
-    return str(dtype).replace("torch.", "")
+pytestmark = pytest.mark.usefixtures("strict")  # every test proves its ops native
 
 
 def make(shape, dtype, seed=0, near_one=False):

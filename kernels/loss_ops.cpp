@@ -1,0 +1,361 @@
+// Loss functions on PrivateUse1.
+// - mse / smooth_l1 / huber: ATen's impls are generic (structured or plain
+//   natives that call a DispatchStub): table rows for the stubs, ATen's impls
+//   registered as they are; the reductions are ATen's mean/sum (native).
+// - nll_loss (1-d/2-d input) and nll_loss2d: ATen's meta (nll_loss) or the
+//   CPU's checks (nll_loss2d) + kernels/loss.cl; a target out of range is
+//   reported by the device-side flag (IndexError "Target t is out of bounds.")
+// - binary_cross_entropy: kernels/loss.cl (it checks 0 <= input <= 1 on the
+//   device), its backward a table row; weights and reductions are ATen ops.
+// Composites that need nothing here: cross_entropy (incl. probabilities and
+// label smoothing), nll_loss_nd, l1_loss, kl_div, soft_margin_loss,
+// binary_cross_entropy_with_logits, poisson/gaussian nll, hinge, margin
+// ranking, cosine embedding, triplet margin.
+#include <ATen/core/Reduction.h>
+#include <ATen/native/BinaryOps.h>
+#include <ATen/native/PointwiseOps.h>
+#include <ATen/native/Resize.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <ATen/ops/huber_loss_backward_native.h>
+#include <ATen/ops/huber_loss_native.h>
+#include <ATen/ops/mse_loss_backward_native.h>
+#include <ATen/ops/mse_loss_native.h>
+#include <ATen/ops/nll_loss_backward_meta.h>
+#include <ATen/ops/nll_loss_forward_meta.h>
+#include <ATen/ops/smooth_l1_loss_backward_native.h>
+#include <ATen/ops/smooth_l1_loss_native.h>
+#include <ATen/ops/squeeze.h>
+
+#include "backend/device_checks.h"
+#include "backend/program_cache.h"
+#include "kernels/op_table.h"
+
+using namespace torch_ocl;
+using at::Tensor;
+
+// ---- pointwise losses: table rows for ATen's stubs ----
+// mse(input, target); mse_backward(input, target, grad; p0 = norm)
+OCL_POINTWISE_STUB(mse, mse_stub, .expr = "(a - b) * (a - b)", .ninputs = 2, .dtypes = kFloating)
+OCL_NATIVE_OP(structured_mse_loss_out, "mse_loss", nullptr, "mse_loss.out")
+OCL_POINTWISE_STUB(mse_backward, mse_backward_stub, .expr = "p0 * (a - b) * c", .ninputs = 3, .dtypes = kFloating,
+                   .params = "T")
+OCL_NATIVE_FN("mse_loss_backward", &at::native::mse_loss_backward)
+OCL_NATIVE_FN("mse_loss_backward.grad_input", &at::native::mse_loss_backward_out)
+// smooth_l1(input, target; p0 = beta); backward(input, target, grad; p0 = norm, p1 = beta)
+OCL_POINTWISE_STUB(smooth_l1, smooth_l1_stub,
+                   .expr = "fabs(a - b) < p0 ? (T)0.5 * (a - b) * (a - b) / p0 : fabs(a - b) - (T)0.5 * p0",
+                   .ninputs = 2, .dtypes = kFloating, .params = "T")
+OCL_NATIVE_OP(structured_smooth_l1_loss_out, "smooth_l1_loss", nullptr, "smooth_l1_loss.out")
+OCL_POINTWISE_STUB(smooth_l1_backward, smooth_l1_backward_stub,
+                   .expr = "(a - b) <= -p1 ? -p0 * c : ((a - b) >= p1 ? p0 * c : p0 * (a - b) * c / p1)",
+                   .ninputs = 3, .dtypes = kFloating, .params = "TT")
+OCL_NATIVE_FN("smooth_l1_loss_backward.grad_input", &at::native::smooth_l1_loss_backward_out)
+// huber(input, target; p0 = delta); backward(input, target, grad; p0 = norm, p1 = delta)
+OCL_POINTWISE_STUB(huber, huber_stub,
+                   .expr = "fabs(a - b) < p0 ? (T)0.5 * (a - b) * (a - b) : p0 * (fabs(a - b) - (T)0.5 * p0)",
+                   .ninputs = 2, .dtypes = kFloating, .params = "T")
+OCL_NATIVE_FN("huber_loss", &at::native::huber_loss)
+OCL_NATIVE_FN("huber_loss.out", &at::native::huber_loss_out)
+OCL_POINTWISE_STUB(huber_backward, huber_backward_stub,
+                   .expr = "(a - b) <= -p1 ? -p0 * c * p1 : ((a - b) >= p1 ? p0 * c * p1 : p0 * (a - b) * c)",
+                   .ninputs = 3, .dtypes = kFloating, .params = "TT")
+OCL_NATIVE_FN("huber_loss_backward.out", &at::native::huber_loss_backward_out)
+
+namespace {
+
+using at::Reduction::Mean;
+using at::Reduction::None;
+
+const int kNllCheck = register_device_check("nll_loss", DeviceCheckKind::kIndexError, "Target {index} is out of bounds.");
+const int kBceCheck = register_device_check("binary_cross_entropy", DeviceCheckKind::kRuntimeError,
+                                            "all elements of input should be between 0 and 1");
+
+// The CPU's AT_DISPATCH_FLOATING_TYPES_AND2(Half, BFloat16, ...) error.
+void check_floating(c10::ScalarType dtype, const char* name) {
+  TORCH_CHECK_NOT_IMPLEMENTED(c10::isFloatingType(dtype) && has_kernels(dtype), "\"", name,
+                              "\" not implemented for '", c10::toString(dtype), "'");
+}
+// The CPU's data_ptr<scalar_t>() / accessor error for an operand of another dtype.
+void check_scalar_type(const Tensor& t, c10::ScalarType expected) {
+  TORCH_CHECK(!t.defined() || t.scalar_type() == expected, "expected scalar type ", expected, " but found ",
+              t.scalar_type());
+}
+
+std::string loss_preamble(c10::ScalarType dtype, c10::ScalarType target = c10::kLong) {
+  return dtype_preamble(dtype) + kernel_source("device_checks") + "#define TGT " +
+         (target == c10::kByte ? "uchar" : "long") + "\n";
+}
+
+int reduction_mode(int64_t reduction) { return reduction == None ? 0 : (reduction == Mean ? 1 : 2); }
+
+// x: the input as [N, C, S]; target: N * S class indices (Long or Byte).
+void nll_forward_launch(const Tensor& x, const Tensor& target, const Tensor& weight, int64_t reduction,
+                        int64_t ignore_index, const Tensor& output, const Tensor& total_weight) {
+  const auto dtype = x.scalar_type();
+  const auto device = x.device().index();
+  check_dtype_supported(dtype, device);
+  const int mode = reduction_mode(reduction);
+  const Tensor t = target.contiguous();
+  const Tensor w = weight.defined() ? weight.contiguous() : Tensor();
+  const bool direct = mode != 0 || output.is_contiguous();
+  const Tensor out = direct ? output : at::empty(output.sizes(), output.options());
+  const int64_t N = x.size(0), C = x.size(1), S = x.size(2);
+  Launch l(device, "loss", loss_preamble(dtype, t.scalar_type()), "nll_forward");
+  l.tensor(x).value(x.stride(0)).value(x.stride(1)).value(x.stride(2)).tensor(t);
+  if (w.defined()) l.tensor(w); else l.null_tensor();
+  l.value<cl_int>(w.defined()).value(N).value(C).value(S).value(ignore_index).value<cl_int>(mode);
+  l.tensor(out).tensor(total_weight);
+  check_arg(l, device, kNllCheck);
+  if (mode == 0) {
+    l.local_memory(8).run(static_cast<size_t>(std::max<int64_t>(N * S, 1)));
+  } else {
+    const size_t local = l.pow2_work_group();
+    l.local_memory(2 * local * sizeof(double)).run(local, local);
+  }
+  if (!direct) output.copy_(out);
+}
+
+// grad_input (zeroed here) and x as [N, C, S].
+void nll_backward_launch(const Tensor& grad_input, const Tensor& grad_output, const Tensor& target,
+                         const Tensor& weight, int64_t reduction, int64_t ignore_index,
+                         const Tensor& total_weight) {
+  const auto dtype = grad_input.scalar_type();
+  const auto device = grad_input.device().index();
+  check_dtype_supported(dtype, device);
+  grad_input.zero_();
+  const int64_t N = grad_input.size(0), C = grad_input.size(1), S = grad_input.size(2);
+  if (N * S == 0) return;
+  const int mode = reduction_mode(reduction);
+  const Tensor t = target.contiguous();
+  const Tensor w = weight.defined() ? weight.contiguous() : Tensor();
+  const Tensor go = mode == 0 ? grad_output.contiguous() : grad_output;
+  Launch l(device, "loss", loss_preamble(dtype, t.scalar_type()), "nll_backward");
+  l.tensor(grad_input).value(grad_input.stride(0)).value(grad_input.stride(1)).value(grad_input.stride(2)).tensor(t);
+  if (w.defined()) l.tensor(w); else l.null_tensor();
+  l.value<cl_int>(w.defined()).tensor(go).value<int64_t>(mode == 0 ? 1 : 0).tensor(total_weight);
+  l.value(N).value(C).value(S).value(ignore_index).value<cl_int>(mode);
+  check_arg(l, device, kNllCheck);
+  l.run(static_cast<size_t>(N * S));
+}
+
+// nll_loss's input (1-d: [C], 2-d: [N, C]) as [N, C, 1] (a view).
+Tensor nll_input_3d(const Tensor& self) {
+  return self.dim() == 1 ? self.unsqueeze(0).unsqueeze(2) : self.unsqueeze(2);
+}
+
+void nll_forward_impl(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
+                      int64_t reduction, int64_t ignore_index, const Tensor& output, const Tensor& total_weight) {
+  check_floating(self.scalar_type(), "nll_loss_out_frame");
+  if (weight && weight->defined()) check_scalar_type(*weight, self.scalar_type());
+  nll_forward_launch(nll_input_3d(self), target, weight ? *weight : Tensor(), reduction, ignore_index, output,
+                     total_weight);
+}
+
+std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& self, const Tensor& target,
+                                            const std::optional<Tensor>& weight, int64_t reduction,
+                                            int64_t ignore_index) {
+  OclStructured<at::meta::structured_nll_loss_forward> op(Variant::Functional);
+  op.meta(self, target, to_meta_arg(weight), reduction, ignore_index);
+  nll_forward_impl(self, target, weight, reduction, ignore_index, op.outputs[0], op.outputs[1]);
+  return {std::move(op.outputs[0]), std::move(op.outputs[1])};
+}
+
+std::tuple<Tensor&, Tensor&> nll_loss_forward_out(const Tensor& self, const Tensor& target,
+                                                  const std::optional<Tensor>& weight, int64_t reduction,
+                                                  int64_t ignore_index, Tensor& output, Tensor& total_weight) {
+  OclStructured<at::meta::structured_nll_loss_forward> op(Variant::Out, output);
+  op.outputs[1] = total_weight;
+  op.meta(self, target, to_meta_arg(weight), reduction, ignore_index);
+  nll_forward_impl(self, target, weight, reduction, ignore_index, op.outputs[0], op.outputs[1]);
+  return {output, total_weight};
+}
+
+void nll_backward_impl(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                       const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index,
+                       const Tensor& total_weight, const Tensor& grad_input) {
+  check_floating(self.scalar_type(), "nll_loss_backward_out_frame");
+  if (target.scalar_type() != c10::kByte) check_scalar_type(target, c10::kLong);
+  if (weight && weight->defined()) check_scalar_type(*weight, self.scalar_type());
+  check_scalar_type(grad_output, self.scalar_type());
+  check_scalar_type(total_weight, self.scalar_type());
+  nll_backward_launch(nll_input_3d(grad_input), grad_output, target, weight ? *weight : Tensor(), reduction,
+                      ignore_index, total_weight);
+}
+
+Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                         const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index,
+                         const Tensor& total_weight) {
+  OclStructured<at::meta::structured_nll_loss_backward> op(Variant::Functional);
+  op.meta(grad_output, self, target, to_meta_arg(weight), reduction, ignore_index, total_weight);
+  nll_backward_impl(grad_output, self, target, weight, reduction, ignore_index, total_weight, op.outputs[0]);
+  return std::move(op.outputs[0]);
+}
+
+Tensor& nll_loss_backward_out(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                              const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index,
+                              const Tensor& total_weight, Tensor& grad_input) {
+  OclStructured<at::meta::structured_nll_loss_backward> op(Variant::Out, grad_input);
+  op.meta(grad_output, self, target, to_meta_arg(weight), reduction, ignore_index, total_weight);
+  nll_backward_impl(grad_output, self, target, weight, reduction, ignore_index, total_weight, op.outputs[0]);
+  return grad_input;
+}
+
+// ---- nll_loss2d: [N, C, H, W] input, [N, H, W] target (the CPU's checks) ----
+void check_inputs_nll_loss2d(const Tensor& input, const Tensor& target, const Tensor& weight) {
+  TORCH_CHECK(target.dim() == 3,
+              "only batches of spatial targets supported (3D tensors) but got targets of dimension: ", target.dim());
+  TORCH_CHECK(input.dim() == 4,
+              "only batches of spatial inputs supported (4D tensors), but got input of dimension: ", input.dim());
+  TORCH_CHECK(!weight.defined() || weight.numel() == input.size(1),
+              "weight tensor should be defined either for all or no classes");
+  TORCH_CHECK(input.size(0) == target.size(0) && input.size(2) == target.size(1) && input.size(3) == target.size(2),
+              "size mismatch (got input: ", input.sizes(), " , target: ", target.sizes());
+}
+
+Tensor input_nc_s(const Tensor& input) {
+  return input.reshape({input.size(0), input.size(1), input.size(2) * input.size(3)});
+}
+
+std::tuple<Tensor&, Tensor&> nll_loss2d_forward_out(const Tensor& self, const Tensor& target,
+                                                    const std::optional<Tensor>& weight_opt, int64_t reduction,
+                                                    int64_t ignore_index, Tensor& output, Tensor& total_weight) {
+  const Tensor weight = weight_opt ? *weight_opt : Tensor();
+  check_inputs_nll_loss2d(self, target, weight);
+  check_floating(self.scalar_type(), "nll_loss2d_forward_out_frame");
+  check_scalar_type(weight, self.scalar_type());
+  check_scalar_type(target, c10::kLong);
+  total_weight.resize_({});
+  if (reduction == None) at::native::resize_output(output, {self.size(0), self.size(2), self.size(3)});
+  else at::native::resize_output(output, {});
+  nll_forward_launch(input_nc_s(self), target, weight, reduction, ignore_index, output, total_weight);
+  return {output, total_weight};
+}
+
+std::tuple<Tensor, Tensor> nll_loss2d_forward(const Tensor& self, const Tensor& target,
+                                              const std::optional<Tensor>& weight, int64_t reduction,
+                                              int64_t ignore_index) {
+  Tensor output = at::empty({0}, self.options()), total_weight = at::empty({0}, self.options());
+  nll_loss2d_forward_out(self, target, weight, reduction, ignore_index, output, total_weight);
+  return {output, total_weight};
+}
+
+Tensor& nll_loss2d_backward_out(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                                const std::optional<Tensor>& weight_opt, int64_t reduction, int64_t ignore_index,
+                                const Tensor& total_weight, Tensor& grad_input) {
+  const Tensor weight = weight_opt ? *weight_opt : Tensor();
+  check_inputs_nll_loss2d(self, target, weight);
+  grad_input.resize_as_(self);
+  TORCH_CHECK(grad_input.is_contiguous(), "grad_input must be contiguous");
+  TORCH_CHECK(total_weight.numel() == 1, "expected total_weight to be a single element tensor, got: ",
+              total_weight.sizes(), " (", total_weight.numel(), " elements)");
+  check_floating(self.scalar_type(), "nll_loss2d_backward_out_frame");
+  if (reduction == None) {
+    TORCH_CHECK(grad_output.dim() == 3,
+                "grad_output must have same dimension as target (3) but got dimension: ", grad_output.sizes());
+    TORCH_CHECK(grad_output.size(0) == target.size(0) && grad_output.size(1) == target.size(1) &&
+                    grad_output.size(2) == target.size(2),
+                "size mismatch (got grad_output: ", grad_output.sizes(), " target: ", target.sizes());
+  } else {
+    TORCH_CHECK(grad_output.dim() <= 1 && grad_output.numel() == 1,
+                "Expected a single element grad_output tensor, but got: ", grad_output.sizes());
+  }
+  check_scalar_type(weight, self.scalar_type());
+  check_scalar_type(target, c10::kLong);
+  check_scalar_type(grad_output, self.scalar_type());
+  check_scalar_type(total_weight, self.scalar_type());
+  nll_backward_launch(input_nc_s(grad_input), grad_output, target, weight, reduction, ignore_index, total_weight);
+  return grad_input;
+}
+
+Tensor nll_loss2d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                           const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index,
+                           const Tensor& total_weight) {
+  Tensor grad_input = at::empty(self.sizes(), self.options());  // contiguous, zeroed by the kernel launcher
+  return nll_loss2d_backward_out(grad_output, self, target, weight, reduction, ignore_index, total_weight,
+                                 grad_input);
+}
+
+// ---- binary_cross_entropy ----
+constexpr PointwiseOp k_bce_backward{.name = "binary_cross_entropy_backward",
+                                     .expr = "a * (b - c) / fmax(((T)1 - b) * b, (T)1e-12)", .ninputs = 3,
+                                     .dtypes = kFloating};
+
+Tensor apply_loss_reduction(const Tensor& unreduced, int64_t reduction) {
+  if (reduction == Mean) return unreduced.mean();
+  if (reduction == at::Reduction::Sum) return unreduced.sum();
+  return unreduced;
+}
+
+Tensor& binary_cross_entropy_out(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+                                 int64_t reduction, Tensor& loss) {
+  check_floating(loss.scalar_type(), "binary_cross_entropy");
+  Tensor loss_squeezed = at::squeeze(loss);
+  auto iter = at::TensorIteratorConfig()
+                  .add_output(loss_squeezed)
+                  .add_owned_const_input(at::squeeze(input))
+                  .add_owned_const_input(at::squeeze(target))
+                  .build();
+  if (iter.numel() > 0) {
+    const auto device = iter.device().index();
+    const auto dtype = iter.dtype(0);
+    check_dtype_supported(dtype, device);
+    Launch l(device, "loss", loss_preamble(dtype), "bce_forward");
+    l.value(make_indexer(iter)).value<int64_t>(iter.numel());
+    for (int k = 0; k < 3; ++k) l.device_pointer(iter.data_ptr(k));
+    check_arg(l, device, kBceCheck);
+    l.run(static_cast<size_t>(iter.numel()));
+  }
+  if (weight && weight->defined()) loss.mul_(*weight);
+  if (reduction != None) {
+    Tensor reduced = apply_loss_reduction(loss, reduction);
+    loss.resize_as_(reduced).copy_(reduced);
+  }
+  return loss;
+}
+
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+                            int64_t reduction) {
+  Tensor loss = at::empty_like(input);
+  return binary_cross_entropy_out(input, target, weight, reduction, loss);
+}
+
+Tensor& binary_cross_entropy_backward_out(const Tensor& grad, const Tensor& input, const Tensor& target,
+                                          const std::optional<Tensor>& weight, int64_t reduction,
+                                          Tensor& grad_input) {
+  check_floating(grad_input.scalar_type(), "binary_cross_entropy_backward");
+  Tensor grad_input_squeezed = at::squeeze(grad_input);
+  auto iter = at::TensorIteratorConfig()
+                  .add_output(grad_input_squeezed)
+                  .add_owned_const_input(at::squeeze(grad))
+                  .add_owned_const_input(at::squeeze(input))
+                  .add_owned_const_input(at::squeeze(target))
+                  .build();
+  run_pointwise(iter, k_bce_backward);
+  if (weight && weight->defined()) grad_input.mul_(*weight);
+  if (reduction == Mean) grad_input.div_(input.numel());
+  return grad_input;
+}
+
+Tensor binary_cross_entropy_backward(const Tensor& grad, const Tensor& input, const Tensor& target,
+                                     const std::optional<Tensor>& weight, int64_t reduction) {
+  Tensor grad_input = at::empty_like(input);
+  return binary_cross_entropy_backward_out(grad, input, target, weight, reduction, grad_input);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("nll_loss_forward", TORCH_FN(nll_loss_forward));
+  m.impl("nll_loss_forward.output", TORCH_FN(nll_loss_forward_out));
+  m.impl("nll_loss_backward", TORCH_FN(nll_loss_backward));
+  m.impl("nll_loss_backward.grad_input", TORCH_FN(nll_loss_backward_out));
+  m.impl("nll_loss2d_forward", TORCH_FN(nll_loss2d_forward));
+  m.impl("nll_loss2d_forward.output", TORCH_FN(nll_loss2d_forward_out));
+  m.impl("nll_loss2d_backward", TORCH_FN(nll_loss2d_backward));
+  m.impl("nll_loss2d_backward.grad_input", TORCH_FN(nll_loss2d_backward_out));
+  m.impl("binary_cross_entropy", TORCH_FN(binary_cross_entropy));
+  m.impl("binary_cross_entropy.out", TORCH_FN(binary_cross_entropy_out));
+  m.impl("binary_cross_entropy_backward", TORCH_FN(binary_cross_entropy_backward));
+  m.impl("binary_cross_entropy_backward.grad_input", TORCH_FN(binary_cross_entropy_backward_out));
+}
