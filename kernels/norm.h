@@ -17,14 +17,14 @@ namespace torch_ocl::norm {
 
 // Welford over the normalized elements: mean and rstd = 1 / sqrt(var + p0).
 inline constexpr ReduceOp kMeanRstd{"norm_mean_rstd", "Welford", "(Welford){0, 0, 0}", WELFORD_STEP, WELFORD_COMBINE,
-                             "acc.mean", "(ACC)1 / sqrt(fmax(acc.m2 / acc.n, (ACC)0) + p0)", "F"};
+                                    "acc.mean", "(ACC)1 / sqrt(fmax(acc.m2 / acc.n, (ACC)0) + p0)", "F"};
 // Welford over a batch norm channel: mean and the sum of squared deviations.
 inline constexpr ReduceOp kMeanM2{"norm_mean_m2", "Welford", "(Welford){0, 0, 0}", WELFORD_STEP, WELFORD_COMBINE,
-                           "acc.mean", "acc.m2"};
+                                  "acc.mean", "acc.m2"};
 // Per channel (batch norm) or (sample, channel) (group norm), from a mean,
 // b rstd, c weight, d bias: scale = rstd * weight, shift = bias - mean * scale.
-inline constexpr PointwiseOp kScaleShift{.name = "norm_scale_shift", .expr = "b * c", .ninputs = 4, .dtypes = kFloating,
-                                  .expr2 = "d - a * (b * c)"};
+inline constexpr PointwiseOp kScaleShift{.name = "norm_scale_shift", .expr = "b * c", .ninputs = 4,
+                                         .dtypes = kFloating, .expr2 = "d - a * (b * c)"};
 // y = x * scale + shift
 inline constexpr PointwiseOp kScaleAdd{.name = "norm_scale_add", .expr = "a * b + c", .ninputs = 3, .dtypes = kFloating};
 // The summands of the weight gradients: dy * (x - mean) * rstd.

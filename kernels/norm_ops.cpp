@@ -15,7 +15,6 @@
 #include <ATen/ops/full.h>
 #include <ATen/ops/ones.h>
 #include <ATen/ops/sum.h>
-#include <ATen/ops/zeros.h>
 #include <ATen/ops/zeros_like.h>
 
 #include <limits>

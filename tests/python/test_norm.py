@@ -14,9 +14,9 @@ import torch
 import torch.nn.functional as F
 from torch.testing import assert_close
 
+from dtype_lists import FLOATS, dname
 from torch_ocl.testing.opinfo_sweep import check_op, copy_like, op_db_by_name, op_dtypes
 
-FLOATS = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
 # Forward / gradient tolerances per dtype (gradients sum over many elements).
 TOL = {
     torch.float32: dict(rtol=1e-4, atol=1e-4),
@@ -27,13 +27,8 @@ TOL = {
 
 
 @pytest.fixture(autouse=True)
-def _strict():
-    with torch.ocl.fallback_mode("error"):
-        yield
-
-
-def dname(dtype):
-    return str(dtype).replace("torch.", "")
+def _strict(strict):
+    yield
 
 
 def make(shape, dtype=torch.float32, seed=0, scale=1.0, shift=0.0):
