@@ -8,7 +8,9 @@
 #include <ATen/native/DispatchStub.h>
 #include <torch/library.h>
 
+#include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include "kernels/pointwise_engine.h"
 #include "kernels/structured.h"
@@ -30,6 +32,11 @@ template <const PointwiseOp* Op, class Iter, class... P>
 struct PointwiseStub<Op, void (*)(Iter&, P...)> {
   static void fn(Iter& iter, P... p) { run_pointwise(iter, *Op, {to_param(p)...}); }
 };
+
+template <class R>
+struct is_tensor_tuple : std::false_type {};
+template <class... T>
+struct is_tensor_tuple<std::tuple<T...>> : std::bool_constant<(std::is_same_v<T, at::Tensor> && ...)> {};
 
 // A plain ATen native function (not structured) registered as it is, except
 // that dtypes without kernels (complex) go to the counted CPU fallback.
@@ -55,8 +62,11 @@ struct GuardedNative<Fn, R (*)(A...)> {
         using F = std::tuple_element_t<0, std::tuple<A...>>;
         if constexpr (std::is_same_v<F, at::Tensor&>) return first(a...);
         else return last(a...);
-      } else if constexpr (std::is_same_v<R, std::tuple<at::Tensor, at::Tensor>>) {
-        return {stack[0].toTensor(), stack[1].toTensor()};
+      } else if constexpr (is_tensor_tuple<R>::value) {
+        // (Undefined results, e.g. of a backward's output mask, come back as None.)
+        return [&]<size_t... I>(std::index_sequence<I...>) {
+          return R{(stack[I].isNone() ? at::Tensor() : stack[I].toTensor())...};
+        }(std::make_index_sequence<std::tuple_size_v<R>>{});
       } else {
         TORCH_CHECK(false, name(), ": no fallback for this return type");
       }

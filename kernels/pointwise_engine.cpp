@@ -18,7 +18,7 @@
 namespace torch_ocl {
 namespace {
 
-constexpr int kMaxPwOperands = 6;  // 2 outputs + 4 inputs
+constexpr int kMaxPwOperands = 6;  // 2 outputs + 4 inputs, or 1 output + 5 inputs
 // The strided kernels take their indexer by value; OpenCL 1.2 guarantees
 // 1024 bytes of kernel arguments, so the dims an indexer holds shrink with
 // its operand count (25, CUDA's limit, up to 3 tensors; 18 for 6).
@@ -44,7 +44,7 @@ const char* param_type(char kind, c10::ScalarType compute) {
 }
 
 const char* input_name(int i) {
-  static const char* names[] = {"a", "b", "c", "d"};
+  static const char* names[] = {"a", "b", "c", "d", "e"};
   return names[i];
 }
 
@@ -167,6 +167,7 @@ void run_pointwise(at::TensorIteratorBase& iter, const PointwiseOp& op,
                    std::initializer_list<c10::Scalar> params,
                    std::optional<c10::ScalarType> compute_opt) {
   const int noutputs = op.expr2 ? 2 : 1;
+  TORCH_INTERNAL_ASSERT(noutputs + op.ninputs <= kMaxPwOperands, "pointwise op ", op.name, ": too many operands");
   TORCH_INTERNAL_ASSERT(iter.noutputs() == noutputs && iter.ninputs() == op.ninputs,
                         "pointwise op ", op.name, ": iterator has ", iter.noutputs(), " outputs and ",
                         iter.ninputs(), " inputs");

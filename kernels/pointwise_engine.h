@@ -28,7 +28,7 @@ enum DtypeSet : uint8_t {
 };
 
 // Inside `expr`:
-//   a, b, c, d   the inputs, converted to the compute type T
+//   a, b, c, d, e  the inputs, converted to the compute type T
 //   p0, p1, ... the parameters (kinds below)
 //   T            the compute type: float for half/bfloat16/float, double,
 //                the integer type itself, uchar for bool; T_IS_FLOAT,
@@ -39,7 +39,7 @@ enum DtypeSet : uint8_t {
 struct PointwiseOp {
   const char* name;                 // in errors and program labels
   const char* expr;                 // output 0
-  int ninputs = 1;                  // 0..4 (0: a nullary op, e.g. arange)
+  int ninputs = 1;                  // 0..4, 5 with one output (0: a nullary op, e.g. arange)
   uint8_t dtypes = kAllTypes;       // see DtypeSet
   const char* int_expr = nullptr;   // for integral/bool T (nullptr: expr)
   const char* params = "";          // one char per parameter: 'T' compute type,

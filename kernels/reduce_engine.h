@@ -29,6 +29,15 @@ struct ReduceOp {
   const char* params = "";    // 'F' float (double when ACC is), 'L' int64
 };
 
+// Welford's online mean / variance over a "Welford" accumulator {mean, m2, n}
+// (Chan's combination), for ReduceOps that project mean, variance or m2.
+#define WELFORD_STEP \
+  "acc.n += (ACC)1; const ACC d = (ACC)x - acc.mean; acc.mean += d / acc.n; acc.m2 += d * ((ACC)x - acc.mean);"
+#define WELFORD_COMBINE                                                                          \
+  "if (other.n > (ACC)0) { if (acc.n == (ACC)0) { acc = other; } else { const ACC n = acc.n + other.n; " \
+  "const ACC d = other.mean - acc.mean; acc.mean += d * other.n / n; "                              \
+  "acc.m2 += other.m2 + d * d * acc.n * other.n / n; acc.n = n; } }"
+
 void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op,
                    std::initializer_list<c10::Scalar> params = {});
 

@@ -60,13 +60,8 @@ constexpr ReduceOp kMinDim{kArgmin.name, "ValueIndex", kArgmin.init, kArgmin.ste
 constexpr ReduceOp kMinMax{"aminmax", "MinMax", "(MinMax){T_HIGHEST, T_LOWEST}",
                            "FOLD_MIN(acc.mn, x) FOLD_MAX(acc.mx, x)",
                            "FOLD_MIN(acc.mn, other.mn) FOLD_MAX(acc.mx, other.mx)", "acc.mn", "acc.mx"};
-// Welford's online mean/variance (Chan's combination); p0 correction, p1 take_sqrt.
-#define WELFORD_STEP \
-  "acc.n += (ACC)1; const ACC d = (ACC)x - acc.mean; acc.mean += d / acc.n; acc.m2 += d * ((ACC)x - acc.mean);"
-#define WELFORD_COMBINE                                                                          \
-  "if (other.n > (ACC)0) { if (acc.n == (ACC)0) { acc = other; } else { const ACC n = acc.n + other.n; " \
-  "const ACC d = other.mean - acc.mean; acc.mean += d * other.n / n; "                              \
-  "acc.m2 += other.m2 + d * d * acc.n * other.n / n; acc.n = n; } }"
+// Welford's online mean/variance: WELFORD_STEP / WELFORD_COMBINE (kernels/reduce_engine.h);
+// p0 correction, p1 take_sqrt.
 #define WELFORD_PROJECT "(p1 ? sqrt(acc.m2 / fmax((ACC)0, acc.n - p0)) : acc.m2 / fmax((ACC)0, acc.n - p0))"
 constexpr ReduceOp kStdVar{"std_var", "Welford", "(Welford){0, 0, 0}", WELFORD_STEP, WELFORD_COMBINE,
                            WELFORD_PROJECT, nullptr, "FL"};
