@@ -199,14 +199,7 @@ __kernel void avg_pool_backward(__global char* gib, ulong gio, __global char* go
   }
 }
 
-inline void report_bad_index(__global int* flag, int check, long index, long dim, long size) {
-  if (atomic_cmpxchg(flag, 0, check) == 0) {
-    __global long* f = (__global long*)flag;
-    f[1] = index;
-    f[2] = dim;
-    f[3] = size;
-  }
-}
+// report_bad_index: kernels/device_checks.cl, spliced in by the launcher.
 
 // max_unpool: out (zero-filled, out_size) at indices[i] = in[i]; in_size is
 // the input's. An index outside the output plane skips and is reported.

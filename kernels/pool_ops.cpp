@@ -26,6 +26,7 @@
 
 #include "backend/device_checks.h"
 #include "backend/kernel_launch.h"
+#include "backend/program_cache.h"
 #include "kernels/structured.h"
 
 namespace torch_ocl {
@@ -130,7 +131,8 @@ void run_pool(const char* kernel, const PoolParams& p, std::initializer_list<at:
   const auto device = first.device().index();
   const auto dtype = first.scalar_type();
   check_dtype_supported(dtype, device);
-  Launch l(device, "pool", dtype_preamble(dtype) + "#define LOWEST " + lowest(dtype) + "\n", kernel);
+  Launch l(device, "pool", dtype_preamble(dtype) + kernel_source("device_checks") + "#define LOWEST " + lowest(dtype) + "\n",
+           kernel);
   for (const auto& t : tensors) l.tensor(t);
   l.value(p);
   if (check) check_arg(l, device, check);
