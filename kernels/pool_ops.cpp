@@ -58,10 +58,12 @@ void expand(IntArrayRef v, int dims, int64_t* dst, const int64_t* fallback) {
 Window make_window(int dims, IntArrayRef kernel, IntArrayRef stride, IntArrayRef padding,
                    IntArrayRef dilation = {}) {
   Window w;
-  expand(kernel, dims, w.kernel, nullptr);
+  // (The metas reject an empty kernel_size or padding; the fallbacks are the
+  // defaults, so no path reads a null pointer.)
+  expand(kernel, dims, w.kernel, w.kernel);
   expand(stride, dims, w.stride, w.kernel);
-  expand(padding, dims, w.pad, nullptr);
-  if (!dilation.empty()) expand(dilation, dims, w.dilation, nullptr);
+  expand(padding, dims, w.pad, w.pad);
+  expand(dilation, dims, w.dilation, w.dilation);
   return w;
 }
 
