@@ -421,7 +421,7 @@ OCL_NATIVE_FN("hardswish", &at::native::hardswish)
 OCL_NATIVE_FN("hardswish_", &at::native::hardswish_)
 OCL_NATIVE_FN("hardswish.out", &at::native::hardswish_out)
 OCL_POINTWISE_STUB(hardswish_backward, hardswish_backward_stub,
-                   .expr = "b < (T)-3 ? (T)0 : (b <= (T)3 ? a * (b / (T)3 + (T)0.5) : a)", .ninputs = 2,
+                   .expr = "b <= (T)-3 ? (T)0 : (b < (T)3 ? a * (b / (T)3 + (T)0.5) : a)", .ninputs = 2,
                    .dtypes = kFloating)
 OCL_NATIVE_FN("hardswish_backward", &at::native::hardswish_backward)
 OCL_POINTWISE_STUB(hardshrink, hardshrink_stub, .expr = "(a >= -p0 && a <= p0) ? (T)0 : a", .dtypes = kFloating,

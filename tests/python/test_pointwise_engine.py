@@ -934,6 +934,35 @@ def test_backward(name, dtype):
         assert_close(o.grad.cpu(), c.grad, equal_nan=True, msg=lambda m, i=i: f"grad of input {i}: {m}")
 
 
+KINKS = {
+    "hardswish": (F.hardswish, [-3.0, 3.0]),
+    "hardsigmoid": (F.hardsigmoid, [-3.0, 3.0]),
+    "hardtanh": (F.hardtanh, [-1.0, 1.0]),
+    "relu6": (F.relu6, [0.0, 6.0]),
+    "relu": (torch.relu, [0.0]),
+    "threshold": (lambda x: F.threshold(x, 0.5, -2.0), [0.5]),
+    "softshrink": (lambda x: F.softshrink(x, 0.5), [-0.5, 0.5]),
+    "hardshrink": (lambda x: F.hardshrink(x, 0.5), [-0.5, 0.5]),
+    "leaky_relu": (lambda x: F.leaky_relu(x, 0.1), [0.0]),
+    "elu": (F.elu, [0.0]),
+    "clamp": (lambda x: torch.clamp(x, -1, 2), [-1.0, 2.0]),
+    "abs": (torch.abs, [0.0]),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=dname)
+@pytest.mark.parametrize("name", list(KINKS))
+def test_backward_at_kinks(name, dtype):
+    """Gradients exactly at an activation's break points follow the CPU's
+    choice of side (hardswish'(-3) = 0, hardswish'(3) = 1, ...)."""
+    fn, points = KINKS[name]
+    c = torch.tensor(points + [p + d for p in points for d in (-0.25, 0.25)], dtype=dtype).requires_grad_()
+    o = c.detach().to("ocl").requires_grad_()
+    fn(c).backward(torch.ones_like(c))
+    fn(o).backward(torch.ones_like(o))
+    assert_close(o.grad.cpu(), c.grad)
+
+
 def test_backward_half_sample():
     for dtype in (torch.float16, torch.bfloat16):
         for fn in (torch.sigmoid, F.gelu, F.silu, torch.tanh):

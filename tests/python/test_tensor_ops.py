@@ -557,15 +557,16 @@ def test_large_copy_roundtrip(strict):
 
 
 def test_non_native_op_falls_back(fallback_stats):
-    a = torch.arange(6, dtype=torch.float32)
-    b = torch.arange(4, dtype=torch.float32)
+    # FFTs have no ocl kernel (nor any planned): they always take the fallback.
+    a = torch.arange(8, dtype=torch.float32)
     with torch.ocl.fallback_mode("silent"):
-        c = torch.cat([a.to("ocl"), b.to("ocl")])
-    check(c, torch.cat([a, b]))
-    assert any(name.startswith("aten::cat") for name in fallback_stats()), fallback_stats()
+        c = torch.fft.rfft(a.to("ocl"))
+    assert c.device.type == "ocl"
+    assert_close(c.cpu(), torch.fft.rfft(a))
+    assert any(name.startswith("aten::_fft_r2c") for name in fallback_stats()), fallback_stats()
     with torch.ocl.fallback_mode("error"):
-        with pytest.raises(RuntimeError, match="aten::cat"):
-            torch.cat([a.to("ocl"), b.to("ocl")])
+        with pytest.raises(RuntimeError, match="aten::_fft_r2c"):
+            torch.fft.rfft(a.to("ocl"))
 
 
 def test_many_dims_copy(strict):
