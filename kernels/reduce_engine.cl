@@ -10,6 +10,7 @@
 //   OUT0_ST, OUT0_STORE(p, i, acc) [, OUT1_ST, OUT1_STORE]  project and store
 //   T_IS_FLOAT, T_LOWEST, T_HIGHEST, ACC (the accumulation type of T)
 //   NOUT                       1 or 2
+//   LANES                      accumulators per item on contiguous data (1: none)
 // The index space: kept dims (one result each) and reduced dims, both in
 // TensorIterator order (dim 0 fastest); strides in elements.
 
@@ -82,7 +83,8 @@ typedef struct { T mn, mx; } MinMax;
 // Each program holds the one kernel RED_MODE names (a cold compile costs a third).
 #if RED_MODE == 0
 // One work item per result: for many results over short or strided
-// reductions (neighbouring items read neighbouring memory).
+// reductions (neighbouring items read neighbouring memory), and on CPU
+// devices for many results over contiguous rows.
 __kernel void reduce_items(RedIndexer ix, long out_numel, long red_numel, __global char* ib, ulong io,
                            __global char* o0b, ulong o0o, __global char* o1b, ulong o1o PARAMS_DECL) {
   const long o = get_global_id(0);
@@ -91,7 +93,17 @@ __kernel void reduce_items(RedIndexer ix, long out_numel, long red_numel, __glob
   kept_offsets(&ix, o, &base, &out0, &out1);
   __global IN_ST* in = PTR(IN_ST, ib, io);
   ACC_T acc = RED_INIT;
-  if (ix.n_red == 1) {
+  if (ix.n_red == 1 && ix.red_in[0] == 1 && LANES > 1) {
+    // A contiguous row: blocks of LANES consecutive elements folded into
+    // LANES independent accumulators.
+    ACC_T lane[LANES];
+    for (int k = 0; k < LANES; ++k) lane[k] = RED_INIT;
+    long r = 0;
+    for (; r + LANES <= red_numel; r += LANES)
+      for (int k = 0; k < LANES; ++k) RED_STEP(lane[k], (T)IN_LOAD(in, base + r + k), r + k);
+    for (int k = 0; r + k < red_numel; ++k) RED_STEP(lane[k], (T)IN_LOAD(in, base + r + k), r + k);
+    for (int k = 0; k < LANES; ++k) RED_COMBINE(acc, lane[k]);
+  } else if (ix.n_red == 1) {
     const long s = ix.red_in[0];
     for (long r = 0; r < red_numel; ++r) RED_STEP(acc, (T)IN_LOAD(in, base + r * s), r);
   } else {
@@ -117,7 +129,17 @@ __kernel void reduce_groups(RedIndexer ix, long out_numel, long red_numel, long 
     kept_offsets(&ix, o, &base, &out0, &out1);
     const long r0 = g * chunk, r1 = min(red_numel, r0 + chunk);
     ACC_T acc = RED_INIT;
-    if (ix.n_red == 1) {
+    if (ix.n_red == 1 && ix.red_in[0] == 1 && LANES > 1) {
+      // Contiguous: each item folds blocks of LANES consecutive elements into
+      // LANES independent accumulators (a CPU device vectorises the block).
+      ACC_T lane[LANES];
+      for (int k = 0; k < LANES; ++k) lane[k] = RED_INIT;
+      long r = r0 + lid * LANES;
+      for (; r + LANES <= r1; r += lsize * LANES)
+        for (int k = 0; k < LANES; ++k) RED_STEP(lane[k], (T)IN_LOAD(in, base + r + k), r + k);
+      for (int k = 0; r + k < r1; ++k) RED_STEP(lane[k], (T)IN_LOAD(in, base + r + k), r + k);
+      for (int k = 0; k < LANES; ++k) RED_COMBINE(acc, lane[k]);
+    } else if (ix.n_red == 1) {
       const long s = ix.red_in[0];
       for (long r = r0 + lid; r < r1; r += lsize) RED_STEP(acc, (T)IN_LOAD(in, base + r * s), r);
     } else {
@@ -129,6 +151,36 @@ __kernel void reduce_groups(RedIndexer ix, long out_numel, long red_numel, long 
       else { STORE_RESULT(o0b, o0o, o1b, o1o, out0, out1, scratch[0]); }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+
+#elif RED_MODE == 3
+// Strided reductions whose first kept dim is contiguous in the input (e.g.
+// sum over dim 0 of a row-major matrix): each item computes LANES
+// neighbouring results, so every step of its loop reads LANES consecutive
+// elements into independent accumulators (a CPU device vectorises them).
+__kernel void reduce_lanes(RedIndexer ix, long out_numel, long red_numel, __global char* ib, ulong io,
+                           __global char* o0b, ulong o0o, __global char* o1b, ulong o1o PARAMS_DECL) {
+  const long n0 = ix.kept_sizes[0], blocks0 = (n0 + LANES - 1) / LANES;
+  const long item = get_global_id(0);
+  if (item >= blocks0 * (out_numel / n0)) return;
+  const long first = (item % blocks0) * LANES;
+  const int nl = (int)min((long)LANES, n0 - first);
+  long base, out0, out1;
+  kept_offsets(&ix, (item / blocks0) * n0 + first, &base, &out0, &out1);
+  __global IN_ST* in = PTR(IN_ST, ib, io);
+  ACC_T lane[LANES];
+  for (int k = 0; k < LANES; ++k) lane[k] = RED_INIT;
+  for (long r = 0; r < red_numel; ++r) {
+    const long off = base + (ix.n_red == 1 ? r * ix.red_in[0] : red_offset(&ix, r));
+    if (nl == LANES) {
+      for (int k = 0; k < LANES; ++k) RED_STEP(lane[k], (T)IN_LOAD(in, off + k), r);
+    } else {
+      for (int k = 0; k < nl; ++k) RED_STEP(lane[k], (T)IN_LOAD(in, off + k), r);
+    }
+  }
+  for (int k = 0; k < nl; ++k) {
+    STORE_RESULT(o0b, o0o, o1b, o1o, out0 + k * ix.kept_out0[0], out1 + k * ix.kept_out1[0], lane[k]);
   }
 }
 

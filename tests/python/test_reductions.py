@@ -1,0 +1,151 @@
+"""The generic reduction engine (kernels/reduce_engine.{cpp,cl}) against
+PyTorch CPU, op by op over layouts chosen to reach each of its kernels:
+
+- short reductions (<= 16 elements per result): one item per result;
+- strided reductions whose first kept dim is contiguous (sum over dim 0 of a
+  row-major matrix): on CPU devices LANES neighbouring results per item,
+  with kept sizes that are not a multiple of the lane count;
+- many contiguous rows: one item per row (CPU devices, blocks of LANES with
+  a tail) or one work group per row (GPUs);
+- few long rows: work groups per row chunk and a second pass over partials;
+- several reduced dims, transposed and sliced inputs.
+
+Argmax/argmin and max/min.dim inputs hold ties (the first index wins, as on
+CPU) and NaNs (a NaN wins). Everything runs under fallback_mode('error').
+"""
+
+import pytest
+import torch
+from torch.testing import assert_close
+
+from dtype_lists import dname
+
+LAYOUTS = {
+    # name: (shape, dim, view)   view: None, "t" (transpose of the last two), "step" (every 2nd column)
+    "short_rows": ((300, 7), 1, None),
+    "dim0_lanes": ((37, 13), 0, None),
+    "dim0_lanes_wide": ((65, 1029), 0, None),
+    "middle_dim": ((6, 41, 19), 1, None),
+    "many_rows": ((100, 37), 1, None),
+    "many_long_rows": ((70, 1003), 1, None),
+    "few_long_rows": ((3, 5003), 1, None),
+    "one_result": ((300_007,), 0, None),
+    "two_dims": ((9, 17, 23), (0, 2), None),
+    "all_dims": ((9, 17, 23), None, None),
+    "transposed": ((50, 33), 1, "t"),
+    "transposed_dim0": ((50, 33), 0, "t"),
+    "stepped": ((40, 70), 1, "step"),
+}
+
+FLOAT_OPS = {
+    "sum": lambda x, d: x.sum(d) if d is not None else x.sum(),
+    "mean": lambda x, d: x.mean(d) if d is not None else x.mean(),
+    "nansum": lambda x, d: x.nansum(d) if d is not None else x.nansum(),
+    "amax": lambda x, d: x.amax(d) if d is not None else x.amax(),
+    "amin": lambda x, d: x.amin(d) if d is not None else x.amin(),
+    "var": lambda x, d: x.var(d) if d is not None else x.var(),
+    "std_mean": lambda x, d: torch.std_mean(x, d) if d is not None else torch.std_mean(x),
+    "norm2": lambda x, d: torch.linalg.vector_norm(x, 2, d),
+    "norm_inf": lambda x, d: torch.linalg.vector_norm(x, float("inf"), d),
+    "logsumexp": lambda x, d: torch.logsumexp(x, d if d is not None else tuple(range(x.dim()))),
+    "aminmax": lambda x, d: torch.aminmax(x, dim=d) if isinstance(d, int) else torch.aminmax(x),
+}
+INDEX_OPS = {
+    "argmax": lambda x, d: x.argmax(d) if isinstance(d, int) else x.argmax(),
+    "argmin": lambda x, d: x.argmin(d) if isinstance(d, int) else x.argmin(),
+    "max_dim": lambda x, d: x.max(d) if isinstance(d, int) else x.max(),
+    "min_dim": lambda x, d: x.min(d) if isinstance(d, int) else x.min(),
+}
+INT_OPS = {
+    "sum": FLOAT_OPS["sum"],
+    "prod": lambda x, d: x.prod(d) if isinstance(d, int) else x.prod(),
+    "amax": FLOAT_OPS["amax"],
+    "count_nonzero": lambda x, d: torch.count_nonzero(x, d),
+    "any": lambda x, d: x.any(d) if d is not None else x.any(),
+    "all": lambda x, d: x.all(d) if d is not None else x.all(),
+}
+
+
+def _input(name, dtype, ties=False):
+    shape, dim, view = LAYOUTS[name]
+    if ties:  # few distinct values: many ties for arg reductions
+        x = torch.randint(-3, 4, shape).to(dtype)
+    elif dtype.is_floating_point:
+        x = torch.randn(shape, dtype=torch.float64).to(dtype)
+    elif dtype == torch.bool:
+        x = torch.rand(shape) < 0.8
+    else:
+        x = torch.randint(0 if dtype == torch.uint8 else -2, 3, shape, dtype=dtype)
+    if view == "t":
+        x = x.transpose(-1, -2)
+    elif view == "step":
+        x = x[:, ::2]
+    return x, dim
+
+
+def _compare(fn, x, dim, **tol):
+    expected = fn(x, dim)
+    with torch.ocl.fallback_mode("error"):
+        got = fn(x.to("ocl"), dim)
+    if not isinstance(expected, tuple):
+        expected, got = (expected,), (got,)
+    for e, g in zip(expected, got):
+        assert g.device.type == "ocl"
+        assert_close(g.cpu(), e, equal_nan=True, **tol)
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("op", list(FLOAT_OPS))
+def test_float_reductions(op, layout):
+    x, dim = _input(layout, torch.float32)
+    _compare(FLOAT_OPS[op], x, dim, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("op", ["sum", "mean", "amax", "var"])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=dname)
+def test_half_reductions_accumulate_in_float(op, layout, dtype):
+    # The CPU also accumulates half types in float; results differ by rounding only.
+    x, dim = _input(layout, dtype)
+    _compare(FLOAT_OPS[op], x, dim, **({"rtol": 1e-2, "atol": 1e-2}))
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("op", list(INDEX_OPS))
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64], ids=dname)
+def test_index_reductions_first_index_wins(op, layout, dtype):
+    x, dim = _input(layout, dtype, ties=True)
+    _compare(INDEX_OPS[op], x, dim)
+
+
+@pytest.mark.parametrize("layout", ["dim0_lanes", "many_rows", "few_long_rows", "one_result", "transposed"])
+@pytest.mark.parametrize("op", ["argmax", "max_dim", "amax", "amin", "sum"])
+def test_nan_wins(op, layout):
+    x, dim = _input(layout, torch.float32)
+    flat = x.view(-1) if x.is_contiguous() else None
+    if flat is None:
+        x = x.contiguous()
+        flat = x.view(-1)
+    flat[:: max(1, flat.numel() // 7)] = float("nan")  # some results see a NaN, others none
+    fn = {**FLOAT_OPS, **INDEX_OPS}[op]
+    _compare(fn, x, dim)
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("op", list(INT_OPS))
+@pytest.mark.parametrize("dtype", [torch.int32, torch.uint8, torch.bool], ids=dname)
+def test_integer_reductions(op, layout, dtype):
+    x, dim = _input(layout, dtype)
+    _compare(INT_OPS[op], x, dim)
+
+
+@pytest.mark.parametrize("layout", ["dim0_lanes", "many_rows", "few_long_rows", "two_dims"])
+def test_gradients(layout):
+    x, dim = _input(layout, torch.float64)
+    for fn in (FLOAT_OPS["sum"], FLOAT_OPS["var"], FLOAT_OPS["logsumexp"], FLOAT_OPS["norm2"]):
+        c = x.clone().requires_grad_()
+        o = x.to("ocl").requires_grad_()
+        fn(c, dim).sum().backward()
+        with torch.ocl.fallback_mode("error"):
+            fn(o, dim).sum().backward()
+        assert_close(o.grad.cpu(), c.grad)
