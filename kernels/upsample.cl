@@ -1,0 +1,176 @@
+// Upsampling (interpolate): nearest, nearest-exact, linear (1-d/2-d/3-d) and
+// bicubic, forward and backward, with ATen's source-index formulas
+// (aten/src/ATen/native/UpSample.h). Every tensor is seen as 5-d
+// (N, C, D, H, W) through its strides; the dims before the op's spatial dims
+// have size 1 and map identically. Launchers: kernels/upsample_ops.cpp.
+//
+// Each output position of a dim reads a few "taps" (input index + weight);
+// the forward sums the product of the three dims' taps. The backward gathers:
+// one work item per grad_input element finds, per dim, the contiguous range
+// of outputs whose taps touch it (tap indices are monotone in the output
+// index: two binary searches) and sums their weighted grads, in ACC (float for
+// half types, double for float64). No atomics; deterministic.
+//
+// The launcher defines ST, CT, ACC, LOAD, STORE (dtype_preamble) and, for
+// float64, RATIO_DOUBLE (the ratios are then doubles, as the CPU's opmath).
+
+typedef struct {
+  long N, C;
+  long in_size[3], out_size[3];  // D, H, W
+  long in_stride[5], out_stride[5];
+  long mode;  // 0 nearest, 1 nearest-exact, 2 linear, 3 cubic
+  long align_corners, channels_last, dims;
+  ulong ratio[3];   // area_pixel_compute_scale<opmath> bits (a float in the low half unless RATIO_DOUBLE)
+  float nscale[4];  // compute_scales_value<float> (nearest modes)
+} UpParams;
+
+#ifdef RATIO_DOUBLE
+typedef double WT;
+#define RATIO(p, k) as_double((p)->ratio[k])
+#else
+typedef float WT;
+#define RATIO(p, k) as_float((uint)(p)->ratio[k])
+#endif
+
+// The taps of output position o in dim k: input indices (ascending) and
+// weights; returns their count.
+inline int taps(const UpParams* p, int k, long o, long* idx, WT* w) {
+  const long I = p->in_size[k], O = p->out_size[k];
+  if (k < 3 - p->dims || p->mode == 0 && I == O) {
+    idx[0] = o; w[0] = 1;
+    return 1;
+  }
+  if (p->mode == 0) {  // nearest_idx
+    idx[0] = O == 2 * I ? o >> 1 : min((long)floor((float)o * p->nscale[k]), I - 1);
+    w[0] = 1;
+    return 1;
+  }
+  if (p->mode == 1) {  // nearest_exact_idx
+    idx[0] = min((long)floor(((float)o + 0.5f) * p->nscale[k]), I - 1);
+    w[0] = 1;
+    return 1;
+  }
+  const WT r = RATIO(p, k);
+  WT real = p->align_corners ? r * (WT)o : r * ((WT)o + (WT)0.5) - (WT)0.5;
+  if (p->mode == 2) {  // compute_source_index_and_lambda
+    if (I == O) {
+      idx[0] = o; w[0] = 1;
+      return 1;
+    }
+    if (real < (WT)0) real = 0;
+    const long i0 = min((long)floor((float)real), I - 1);
+    const WT l1 = min(max(real - (WT)i0, (WT)0), (WT)1);
+    idx[0] = i0; w[0] = (WT)1 - l1;
+    idx[1] = i0 + (i0 < I - 1 ? 1 : 0); w[1] = l1;
+    return 2;
+  }
+  // cubic: 4 taps around floor(real), clamped to the input; A = -0.75
+  const long f = (long)floor((float)real);
+  const WT t = real - (WT)f, A = (WT)-0.75, x1 = t + (WT)1, x2 = (WT)1 - t, x3 = x2 + (WT)1;
+  w[0] = ((A * x1 - (WT)5 * A) * x1 + (WT)8 * A) * x1 - (WT)4 * A;
+  w[1] = ((A + (WT)2) * t - (A + (WT)3)) * t * t + (WT)1;
+  w[2] = ((A + (WT)2) * x2 - (A + (WT)3)) * x2 * x2 + (WT)1;
+  w[3] = ((A * x3 - (WT)5 * A) * x3 + (WT)8 * A) * x3 - (WT)4 * A;
+  for (int j = 0; j < 4; ++j) idx[j] = min(max(f - 1 + j, 0L), I - 1);
+  return 4;
+}
+
+// The first output position of dim k in [0, O) whose taps reach past input
+// position x (above = 0: its last tap >= x; above = 1: its first tap > x).
+inline long first_output(const UpParams* p, int k, long x, int above) {
+  long a = 0, b = p->out_size[k];
+  while (a < b) {
+    const long m = (a + b) / 2;
+    long idx[4];
+    WT w[4];
+    const int n = taps(p, k, m, idx, w);
+    if (above ? idx[0] > x : idx[n - 1] >= x) b = m;
+    else a = m + 1;
+  }
+  return a;
+}
+
+// The weight with which output o of dim k reads input x.
+inline WT weight_of(const UpParams* p, int k, long o, long x) {
+  long idx[4];
+  WT w[4];
+  const int n = taps(p, k, o, idx, w);
+  WT s = 0;
+  for (int j = 0; j < n; ++j)
+    if (idx[j] == x) s += w[j];
+  return s;
+}
+
+inline void decompose(const UpParams* p, const long* s, long i, long* pos) {
+  if (p->channels_last) {
+    pos[1] = i % p->C; i /= p->C;
+    pos[4] = i % s[2]; i /= s[2];
+    pos[3] = i % s[1]; i /= s[1];
+    pos[2] = i % s[0]; i /= s[0];
+  } else {
+    pos[4] = i % s[2]; i /= s[2];
+    pos[3] = i % s[1]; i /= s[1];
+    pos[2] = i % s[0]; i /= s[0];
+    pos[1] = i % p->C; i /= p->C;
+  }
+  pos[0] = i;
+}
+
+__kernel void upsample_forward(__global char* ob, ulong oo, __global char* xb, ulong xo, UpParams p) {
+  __global ST* out = PTR(ST, ob, oo);
+  __global ST* in = PTR(ST, xb, xo);
+  const long total = p.N * p.C * p.out_size[0] * p.out_size[1] * p.out_size[2];
+  GRID_LOOP(i, total) {
+    long o[5], id[4], ih[4], iw[4];
+    WT wd[4], wh[4], ww[4];
+    decompose(&p, p.out_size, i, o);
+    const int nd = taps(&p, 0, o[2], id, wd), nh = taps(&p, 1, o[3], ih, wh), nw = taps(&p, 2, o[4], iw, ww);
+    const long base = o[0] * p.in_stride[0] + o[1] * p.in_stride[1];
+    const long dst = o[0] * p.out_stride[0] + o[1] * p.out_stride[1] + o[2] * p.out_stride[2] +
+                     o[3] * p.out_stride[3] + o[4] * p.out_stride[4];
+    if (p.mode <= 1) {  // a copy: exact for every dtype
+      STORE(out, dst, LOAD(in, base + id[0] * p.in_stride[2] + ih[0] * p.in_stride[3] + iw[0] * p.in_stride[4]));
+      continue;
+    }
+    ACC sum = 0;
+    for (int a = 0; a < nd; ++a)
+      for (int b = 0; b < nh; ++b) {
+        ACC row = 0;
+        for (int c = 0; c < nw; ++c)
+          row += (ACC)ww[c] * (ACC)LOAD(in, base + id[a] * p.in_stride[2] + ih[b] * p.in_stride[3] +
+                                                iw[c] * p.in_stride[4]);
+        sum += (ACC)wd[a] * (ACC)wh[b] * row;
+      }
+    STORE(out, dst, sum);
+  }
+}
+
+// grad_input (in_size) from grad_output (out_size).
+__kernel void upsample_backward(__global char* gib, ulong gio, __global char* gob, ulong goo, UpParams p) {
+  __global ST* gin = PTR(ST, gib, gio);
+  __global ST* gout = PTR(ST, gob, goo);
+  const long total = p.N * p.C * p.in_size[0] * p.in_size[1] * p.in_size[2];
+  GRID_LOOP(i, total) {
+    long x[5], lo[3], hi[3];
+    decompose(&p, p.in_size, i, x);
+    for (int k = 0; k < 3; ++k) {
+      lo[k] = first_output(&p, k, x[2 + k], 0);
+      hi[k] = first_output(&p, k, x[2 + k], 1);
+    }
+    const long base = x[0] * p.out_stride[0] + x[1] * p.out_stride[1];
+    ACC sum = 0;
+    for (long d = lo[0]; d < hi[0]; ++d) {
+      const ACC wd = weight_of(&p, 0, d, x[2]);
+      for (long h = lo[1]; h < hi[1]; ++h) {
+        const ACC wh = wd * (ACC)weight_of(&p, 1, h, x[3]);
+        ACC row = 0;
+        for (long w = lo[2]; w < hi[2]; ++w)
+          row += (ACC)weight_of(&p, 2, w, x[4]) *
+                 (ACC)LOAD(gout, base + d * p.out_stride[2] + h * p.out_stride[3] + w * p.out_stride[4]);
+        sum += wh * row;
+      }
+    }
+    STORE(gin, x[0] * p.in_stride[0] + x[1] * p.in_stride[1] + x[2] * p.in_stride[2] + x[3] * p.in_stride[3] +
+                   x[4] * p.in_stride[4], sum);
+  }
+}
