@@ -36,7 +36,7 @@
 #include <cstring>
 
 #include "backend/kernel_launch.h"
-#include "kernels/structured.h"
+#include "kernels/guarded_structured.h"
 
 namespace torch_ocl {
 namespace {
@@ -153,30 +153,6 @@ void interp_backward_impl(at::impl::MetaBase&, const Tensor& grad_input, const T
 
 bool floating(const Tensor& t) { return c10::isFloatingType(t.scalar_type()) && has_kernels(t.scalar_type()); }
 bool floating_or_byte(const Tensor& t) { return floating(t) || t.scalar_type() == at::kByte; }
-
-// A structured op whose kernels take the dtypes `Accepts` says; other dtypes
-// run on the CPU through the counted fallback (its result, or its error).
-template <class Meta, auto Impl, bool (*Accepts)(const Tensor&), class... Rest>
-struct Guarded {
-  using Op = StructuredOp<Meta, Impl, Rest...>;
-  static Tensor functional(const Tensor& self, Rest... rest) {
-    if (!Accepts(self))
-      return run_fallback(Op::names()[0], c10::impl::boxArgs<const Tensor&, Rest...>(self, rest...))[0].toTensor();
-    return Op::functional(self, rest...);
-  }
-  static Tensor& out(const Tensor& self, Rest... rest, Tensor& result) {
-    if (!Accepts(self)) {
-      run_fallback(Op::names()[2], c10::impl::boxArgs<const Tensor&, Rest..., Tensor&>(self, rest..., result));
-      return result;
-    }
-    return Op::out(self, rest..., result);
-  }
-  static void reg(torch::Library& m, const char* functional_name, const char* out_name) {
-    Op::names() = {std::string("aten::") + functional_name, std::string(), std::string("aten::") + out_name};
-    m.impl(functional_name, TORCH_FN(functional));
-    m.impl(out_name, TORCH_FN(out));
-  }
-};
 
 }  // namespace
 
