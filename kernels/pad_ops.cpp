@@ -92,7 +92,7 @@ bool floating(const Tensor& t) { return c10::isFloatingType(t.scalar_type()) && 
 
 template <bool Reflect, bool Restride>
 void forward_impl(at::impl::MetaBase&, const Tensor& out, const Tensor& self, IntArrayRef padding) {
-  // (The CPU's reflection_pad3d gives the output the input's memory format.)
+  // (The CPU's 2-d / 3-d pads give the output the input's memory format.)
   if (Restride) out.resize_(out.sizes(), self.suggest_memory_format());
   pad_forward(Reflect, out, self, padding);
 }
@@ -193,9 +193,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
                                                                                       "reflection_pad3d.out");
   Guarded<structured_replication_pad1d, &forward_impl<false, false>, not_bool, IA>::reg(m, "replication_pad1d",
                                                                                          "replication_pad1d.out");
-  Guarded<structured_replication_pad2d, &forward_impl<false, false>, not_bool, IA>::reg(m, "replication_pad2d",
+  Guarded<structured_replication_pad2d, &forward_impl<false, true>, not_bool, IA>::reg(m, "replication_pad2d",
                                                                                          "replication_pad2d.out");
-  Guarded<structured_replication_pad3d, &forward_impl<false, false>, not_bool, IA>::reg(m, "replication_pad3d",
+  Guarded<structured_replication_pad3d, &forward_impl<false, true>, not_bool, IA>::reg(m, "replication_pad3d",
                                                                                          "replication_pad3d.out");
   Guarded<structured_reflection_pad1d_backward, &backward_impl<true, false>, floating, CT, IA>::reg(
       m, "reflection_pad1d_backward", "reflection_pad1d_backward.grad_input");
