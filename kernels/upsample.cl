@@ -1,5 +1,5 @@
-// Upsampling (interpolate): nearest, nearest-exact, linear (1-d/2-d/3-d) and
-// bicubic, forward and backward, with ATen's source-index formulas
+// Upsampling (interpolate): nearest, nearest-exact, linear (1-d/2-d/3-d),
+// bicubic and the antialiased bilinear / bicubic, forward and backward, with ATen's source-index formulas
 // (aten/src/ATen/native/UpSample.h). Every tensor is seen as 5-d
 // (N, C, D, H, W) through its strides; the dims before the op's spatial dims
 // have size 1 and map identically. Launchers: kernels/upsample_ops.cpp.
@@ -18,7 +18,7 @@ typedef struct {
   long N, C;
   long in_size[3], out_size[3];  // D, H, W
   long in_stride[5], out_stride[5];
-  long mode;  // 0 nearest, 1 nearest-exact, 2 linear, 3 cubic
+  long mode;  // 0 nearest, 1 nearest-exact, 2 linear, 3 cubic, 4 / 5 antialiased linear / cubic
   long align_corners, channels_last, dims;
   ulong ratio[3];   // area_pixel_compute_scale<opmath> bits (a float in the low half unless RATIO_DOUBLE)
   float nscale[4];  // compute_scales_value<float> (nearest modes)
@@ -75,16 +75,64 @@ inline int taps(const UpParams* p, int k, long o, long* idx, WT* w) {
   return 4;
 }
 
+// ---- antialiased modes (_upsample_bilinear2d_aa, _upsample_bicubic2d_aa):
+// the window of output o is [xmin, xmin + xsize) with filter weights
+// normalized by their sum (ATen's _compute_indices_min_size_weights_aa;
+// Pillow's filters: triangle, or cubic with a = -0.5).
+typedef struct {
+  long xmin, xsize;
+  WT center, invscale, total;
+} AaWin;
+
+inline WT aa_filter(const UpParams* p, WT x) {
+  if (x < (WT)0) x = -x;
+  if (p->mode == 4) return x < (WT)1 ? (WT)1 - x : (WT)0;
+  const WT a = (WT)-0.5;
+  if (x < (WT)1) return ((a + (WT)2) * x - (a + (WT)3)) * x * x + (WT)1;
+  if (x < (WT)2) return (((x - (WT)5) * x + (WT)8) * x - (WT)4) * a;
+  return 0;
+}
+
+inline bool is_aa(const UpParams* p, int k) { return p->mode >= 4 && k >= 3 - p->dims; }
+
+inline AaWin aa_window(const UpParams* p, int k, long o) {
+  const WT scale = RATIO(p, k), radius = p->mode == 4 ? (WT)1 : (WT)2;
+  const WT support = scale >= (WT)1 ? radius * scale : radius;
+  const long max_size = (long)ceil(support) * 2 + 1;
+  AaWin w;
+  w.center = scale * ((WT)o + (WT)0.5);
+  w.invscale = scale >= (WT)1 ? (WT)1 / scale : (WT)1;
+  w.xmin = max((long)(w.center - support + (WT)0.5), 0L);
+  w.xsize = min(max(min((long)(w.center + support + (WT)0.5), p->in_size[k]) - w.xmin, 0L), max_size);
+  w.total = 0;
+  for (long j = 0; j < w.xsize; ++j) w.total += aa_filter(p, ((WT)(j + w.xmin) - w.center + (WT)0.5) * w.invscale);
+  return w;
+}
+
+inline WT aa_weight(const UpParams* p, const AaWin* w, long x) {
+  const WT f = aa_filter(p, ((WT)x - w->center + (WT)0.5) * w->invscale);
+  return w->total != (WT)0 ? f / w->total : f;
+}
+
 // The first output position of dim k in [0, O) whose taps reach past input
 // position x (above = 0: its last tap >= x; above = 1: its first tap > x).
 inline long first_output(const UpParams* p, int k, long x, int above) {
   long a = 0, b = p->out_size[k];
   while (a < b) {
     const long m = (a + b) / 2;
-    long idx[4];
-    WT w[4];
-    const int n = taps(p, k, m, idx, w);
-    if (above ? idx[0] > x : idx[n - 1] >= x) b = m;
+    long lo, hi;
+    if (is_aa(p, k)) {
+      const AaWin w = aa_window(p, k, m);
+      lo = w.xmin;
+      hi = w.xmin + w.xsize - 1;
+    } else {
+      long idx[4];
+      WT w[4];
+      const int n = taps(p, k, m, idx, w);
+      lo = idx[0];
+      hi = idx[n - 1];
+    }
+    if (above ? lo > x : hi >= x) b = m;
     else a = m + 1;
   }
   return a;
@@ -92,6 +140,10 @@ inline long first_output(const UpParams* p, int k, long x, int above) {
 
 // The weight with which output o of dim k reads input x.
 inline WT weight_of(const UpParams* p, int k, long o, long x) {
+  if (is_aa(p, k)) {
+    const AaWin w = aa_window(p, k, o);
+    return x >= w.xmin && x < w.xmin + w.xsize ? aa_weight(p, &w, x) : (WT)0;
+  }
   long idx[4];
   WT w[4];
   const int n = taps(p, k, o, idx, w);
@@ -124,6 +176,20 @@ __kernel void upsample_forward(__global char* ob, ulong oo, __global char* xb, u
     long o[5], id[4], ih[4], iw[4];
     WT wd[4], wh[4], ww[4];
     decompose(&p, p.out_size, i, o);
+    if (p.mode >= 4) {  // antialiased (2-d): windows over H and W
+      const AaWin ah = aa_window(&p, 1, o[3]), aw = aa_window(&p, 2, o[4]);
+      const long base = o[0] * p.in_stride[0] + o[1] * p.in_stride[1];
+      ACC sum = 0;
+      for (long h = ah.xmin; h < ah.xmin + ah.xsize; ++h) {
+        ACC row = 0;
+        for (long w = aw.xmin; w < aw.xmin + aw.xsize; ++w)
+          row += (ACC)aa_weight(&p, &aw, w) * (ACC)LOAD(in, base + h * p.in_stride[3] + w * p.in_stride[4]);
+        sum += (ACC)aa_weight(&p, &ah, h) * row;
+      }
+      STORE(out, o[0] * p.out_stride[0] + o[1] * p.out_stride[1] + o[3] * p.out_stride[3] + o[4] * p.out_stride[4],
+            sum);
+      continue;
+    }
     const int nd = taps(&p, 0, o[2], id, wd), nh = taps(&p, 1, o[3], ih, wh), nw = taps(&p, 2, o[4], iw, ww);
     const long base = o[0] * p.in_stride[0] + o[1] * p.in_stride[1];
     const long dst = o[0] * p.out_stride[0] + o[1] * p.out_stride[1] + o[2] * p.out_stride[2] +

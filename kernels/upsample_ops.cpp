@@ -1,6 +1,7 @@
 // Upsampling on PrivateUse1: upsample_nearest1d/2d/3d,
 // _upsample_nearest_exact1d/2d/3d, upsample_linear1d, upsample_bilinear2d,
-// upsample_trilinear3d, upsample_bicubic2d and every *_backward. Kernels:
+// upsample_trilinear3d, upsample_bicubic2d, _upsample_bilinear2d_aa,
+// _upsample_bicubic2d_aa (antialias=True) and every *_backward. Kernels:
 // kernels/upsample.cl (one program per dtype). The .vec overloads that
 // F.interpolate calls are ATen composites over these.
 //
@@ -12,6 +13,10 @@
 // path, the integer types it rejects) go to the counted CPU fallback, which
 // gives the CPU's result or its error.
 #include <ATen/native/UpSample.h>
+#include <ATen/ops/_upsample_bicubic2d_aa_backward_meta.h>
+#include <ATen/ops/_upsample_bicubic2d_aa_meta.h>
+#include <ATen/ops/_upsample_bilinear2d_aa_backward_meta.h>
+#include <ATen/ops/_upsample_bilinear2d_aa_meta.h>
 #include <ATen/ops/_upsample_nearest_exact1d_backward_meta.h>
 #include <ATen/ops/_upsample_nearest_exact1d_meta.h>
 #include <ATen/ops/_upsample_nearest_exact2d_backward_meta.h>
@@ -45,7 +50,7 @@ using at::IntArrayRef;
 using at::Tensor;
 using OptD = std::optional<double>;
 
-enum Mode : int64_t { kNearest = 0, kNearestExact = 1, kLinear = 2, kCubic = 3 };
+enum Mode : int64_t { kNearest = 0, kNearestExact = 1, kLinear = 2, kCubic = 3, kLinearAA = 4, kCubicAA = 5 };
 
 // Mirrors UpParams in kernels/upsample.cl.
 struct UpParams {
@@ -205,6 +210,15 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
           D, D, D>::reg(m, "upsample_trilinear3d_backward", "upsample_trilinear3d_backward.grad_input");
   Guarded<structured_upsample_bicubic2d_backward, &interp_backward_impl<kCubic, D, D>, floating, IA, IA, bool, D,
           D>::reg(m, "upsample_bicubic2d_backward", "upsample_bicubic2d_backward.grad_input");
+  // antialiased (F.interpolate(..., antialias=True))
+  Guarded<structured__upsample_bilinear2d_aa, &interp_impl<kLinearAA, D, D>, floating, IA, bool, D, D>::reg(
+      m, "_upsample_bilinear2d_aa", "_upsample_bilinear2d_aa.out");
+  Guarded<structured__upsample_bicubic2d_aa, &interp_impl<kCubicAA, D, D>, floating, IA, bool, D, D>::reg(
+      m, "_upsample_bicubic2d_aa", "_upsample_bicubic2d_aa.out");
+  Guarded<structured__upsample_bilinear2d_aa_backward, &interp_backward_impl<kLinearAA, D, D>, floating, IA, IA,
+          bool, D, D>::reg(m, "_upsample_bilinear2d_aa_backward", "_upsample_bilinear2d_aa_backward.grad_input");
+  Guarded<structured__upsample_bicubic2d_aa_backward, &interp_backward_impl<kCubicAA, D, D>, floating, IA, IA,
+          bool, D, D>::reg(m, "_upsample_bicubic2d_aa_backward", "_upsample_bicubic2d_aa_backward.grad_input");
 }
 
 }  // namespace torch_ocl

@@ -1,4 +1,5 @@
-"""Resampling ops on ocl against PyTorch CPU: upsampling (F.interpolate),
+"""Resampling ops on ocl against PyTorch CPU: upsampling (F.interpolate, with
+antialias too),
 reflection / replication / circular padding (F.pad), im2col / col2im
 (F.unfold / F.fold), grid_sample (+ affine_grid), Tensor.unfold's backward,
 channel / pixel shuffle.
@@ -126,6 +127,23 @@ def test_upsample_layouts(strict, m):
     compare(fn, x, prepare=lambda t: t.transpose(0, 1))  # non-contiguous
     big = torch.randn(2, 5, *[2 * s + 1 for s in SPATIAL[dims]], dtype=torch.float64)
     compare(fn, big, prepare=lambda t: t[..., ::2])  # sliced with a step
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("ac", [False, True], ids=["ac0", "ac1"])
+@pytest.mark.parametrize("kw", [dict(size=(3, 4)), dict(size=(11, 13)), dict(scale_factor=0.3),
+                                dict(scale_factor=(0.45, 1.7), recompute_scale_factor=False)],
+                         ids=["down", "up", "scale", "scale_kept"])
+def test_upsample_antialias(strict, mode, ac, kw):
+    x = torch.randn(2, 3, 10, 12, dtype=torch.float64)
+    compare(lambda t: F.interpolate(t, mode=mode, align_corners=ac, antialias=True, **kw), x)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=dname)
+def test_upsample_antialias_dtypes(strict, dtype):
+    x = torch.randn(2, 3, 10, 12).to(dtype)
+    compare(lambda t: F.interpolate(t, size=(4, 5), mode="bicubic", antialias=True), x, dtype=dtype,
+            prepare=lambda t: t.contiguous(memory_format=torch.channels_last))
 
 
 def test_upsample_uint8_nearest(strict):
