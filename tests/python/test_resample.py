@@ -186,14 +186,18 @@ def test_upsample_errors(strict):
     same_error(lambda t: torch.ops.aten.upsample_nearest2d_backward(t, [8, 8], [2, 3, 4, 5]), torch.randn(2, 3, 8, 9))
 
 
-def test_upsample_integer_dtypes_follow_cpu():
+def test_upsample_integer_dtypes_follow_cpu(fallback_stats):
     """Dtypes the kernels leave to the CPU (int32 nearest: the CPU raises;
-    uint8 bilinear: the CPU computes) behave as on the CPU."""
+    uint8 bilinear: the CPU computes) behave as on the CPU, through the
+    counted fallback."""
     x = torch.randint(0, 100, (1, 2, 3, 4), dtype=torch.int32)
-    same_error(lambda t: F.interpolate(t, scale_factor=2), x)
-    u = x.to(torch.uint8)
-    assert torch.equal(F.interpolate(u.to(OCL), scale_factor=1.5, mode="bilinear").cpu(),
-                       F.interpolate(u, scale_factor=1.5, mode="bilinear"))
+    with torch.ocl.fallback_mode("silent"):
+        same_error(lambda t: F.interpolate(t, scale_factor=2), x)
+        u = x.to(torch.uint8)
+        assert torch.equal(F.interpolate(u.to(OCL), scale_factor=1.5, mode="bilinear").cpu(),
+                           F.interpolate(u, scale_factor=1.5, mode="bilinear"))
+    stats = fallback_stats()
+    assert stats.get("aten::upsample_nearest2d", 0) == 1 and stats.get("aten::upsample_bilinear2d", 0) == 1
 
 
 # ---------------------------------------------------------------- padding
