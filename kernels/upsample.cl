@@ -75,6 +75,41 @@ inline int taps(const UpParams* p, int k, long o, long* idx, WT* w) {
   return 4;
 }
 
+// The taps of every output position of the three dims, computed once per
+// call by upsample_taps (rows of dim 0, then dim 1, then dim 2); the forward
+// and backward kernels read them instead of recomputing (the antialiased
+// modes use only the rows of the identity dim D).
+typedef struct {
+  long idx[4];
+  WT w[4];
+  long n;
+} TapRow;
+
+__kernel void upsample_taps(__global char* tb, ulong to, UpParams p) {
+  __global TapRow* rows = PTR(TapRow, tb, to);
+  const long total = p.out_size[0] + p.out_size[1] + p.out_size[2];
+  GRID_LOOP(j, total) {
+    int k = 0;
+    long o = j;
+    while (o >= p.out_size[k]) {
+      o -= p.out_size[k];
+      ++k;
+    }
+    long idx[4] = {0, 0, 0, 0};
+    WT w[4] = {0, 0, 0, 0};
+    const int n = taps(&p, k, o, idx, w);
+    for (int q = 0; q < 4; ++q) {
+      rows[j].idx[q] = idx[q];
+      rows[j].w[q] = w[q];
+    }
+    rows[j].n = n;
+  }
+}
+
+inline __global const TapRow* row_of(__global const TapRow* rows, const UpParams* p, int k, long o) {
+  return rows + (k > 0 ? p->out_size[0] : 0) + (k > 1 ? p->out_size[1] : 0) + o;
+}
+
 // ---- antialiased modes (_upsample_bilinear2d_aa, _upsample_bicubic2d_aa):
 // the window of output o is [xmin, xmin + xsize) with filter weights
 // normalized by their sum (ATen's _compute_indices_min_size_weights_aa;
@@ -116,7 +151,7 @@ inline WT aa_weight(const UpParams* p, const AaWin* w, long x) {
 
 // The first output position of dim k in [0, O) whose taps reach past input
 // position x (above = 0: its last tap >= x; above = 1: its first tap > x).
-inline long first_output(const UpParams* p, int k, long x, int above) {
+inline long first_output(const UpParams* p, __global const TapRow* rows, int k, long x, int above) {
   long a = 0, b = p->out_size[k];
   while (a < b) {
     const long m = (a + b) / 2;
@@ -126,11 +161,9 @@ inline long first_output(const UpParams* p, int k, long x, int above) {
       lo = w.xmin;
       hi = w.xmin + w.xsize - 1;
     } else {
-      long idx[4];
-      WT w[4];
-      const int n = taps(p, k, m, idx, w);
-      lo = idx[0];
-      hi = idx[n - 1];
+      __global const TapRow* r = row_of(rows, p, k, m);
+      lo = r->idx[0];
+      hi = r->idx[r->n - 1];
     }
     if (above ? lo > x : hi >= x) b = m;
     else a = m + 1;
@@ -139,17 +172,15 @@ inline long first_output(const UpParams* p, int k, long x, int above) {
 }
 
 // The weight with which output o of dim k reads input x.
-inline WT weight_of(const UpParams* p, int k, long o, long x) {
+inline WT weight_of(const UpParams* p, __global const TapRow* rows, int k, long o, long x) {
   if (is_aa(p, k)) {
     const AaWin w = aa_window(p, k, o);
     return x >= w.xmin && x < w.xmin + w.xsize ? aa_weight(p, &w, x) : (WT)0;
   }
-  long idx[4];
-  WT w[4];
-  const int n = taps(p, k, o, idx, w);
+  __global const TapRow* r = row_of(rows, p, k, o);
   WT s = 0;
-  for (int j = 0; j < n; ++j)
-    if (idx[j] == x) s += w[j];
+  for (int j = 0; j < r->n; ++j)
+    if (r->idx[j] == x) s += r->w[j];
   return s;
 }
 
@@ -168,13 +199,14 @@ inline void decompose(const UpParams* p, const long* s, long i, long* pos) {
   pos[0] = i;
 }
 
-__kernel void upsample_forward(__global char* ob, ulong oo, __global char* xb, ulong xo, UpParams p) {
+__kernel void upsample_forward(__global char* ob, ulong oo, __global char* xb, ulong xo, __global char* tb,
+                               ulong to, UpParams p) {
   __global ST* out = PTR(ST, ob, oo);
   __global ST* in = PTR(ST, xb, xo);
+  __global const TapRow* rows = PTR(const TapRow, tb, to);
   const long total = p.N * p.C * p.out_size[0] * p.out_size[1] * p.out_size[2];
   GRID_LOOP(i, total) {
-    long o[5], id[4], ih[4], iw[4];
-    WT wd[4], wh[4], ww[4];
+    long o[5];
     decompose(&p, p.out_size, i, o);
     if (p.mode >= 4) {  // antialiased (2-d): windows over H and W
       const AaWin ah = aa_window(&p, 1, o[3]), aw = aa_window(&p, 2, o[4]);
@@ -190,48 +222,51 @@ __kernel void upsample_forward(__global char* ob, ulong oo, __global char* xb, u
             sum);
       continue;
     }
-    const int nd = taps(&p, 0, o[2], id, wd), nh = taps(&p, 1, o[3], ih, wh), nw = taps(&p, 2, o[4], iw, ww);
+    __global const TapRow *rd = row_of(rows, &p, 0, o[2]), *rh = row_of(rows, &p, 1, o[3]),
+                          *rw = row_of(rows, &p, 2, o[4]);
     const long base = o[0] * p.in_stride[0] + o[1] * p.in_stride[1];
     const long dst = o[0] * p.out_stride[0] + o[1] * p.out_stride[1] + o[2] * p.out_stride[2] +
                      o[3] * p.out_stride[3] + o[4] * p.out_stride[4];
     if (p.mode <= 1) {  // a copy: exact for every dtype
-      STORE(out, dst, LOAD(in, base + id[0] * p.in_stride[2] + ih[0] * p.in_stride[3] + iw[0] * p.in_stride[4]));
+      STORE(out, dst, LOAD(in, base + rd->idx[0] * p.in_stride[2] + rh->idx[0] * p.in_stride[3] +
+                                   rw->idx[0] * p.in_stride[4]));
       continue;
     }
     ACC sum = 0;
-    for (int a = 0; a < nd; ++a)
-      for (int b = 0; b < nh; ++b) {
+    for (int a = 0; a < rd->n; ++a)
+      for (int b = 0; b < rh->n; ++b) {
+        const long off = base + rd->idx[a] * p.in_stride[2] + rh->idx[b] * p.in_stride[3];
         ACC row = 0;
-        for (int c = 0; c < nw; ++c)
-          row += (ACC)ww[c] * (ACC)LOAD(in, base + id[a] * p.in_stride[2] + ih[b] * p.in_stride[3] +
-                                                iw[c] * p.in_stride[4]);
-        sum += (ACC)wd[a] * (ACC)wh[b] * row;
+        for (int c = 0; c < rw->n; ++c) row += (ACC)rw->w[c] * (ACC)LOAD(in, off + rw->idx[c] * p.in_stride[4]);
+        sum += (ACC)rd->w[a] * (ACC)rh->w[b] * row;
       }
     STORE(out, dst, sum);
   }
 }
 
 // grad_input (in_size) from grad_output (out_size).
-__kernel void upsample_backward(__global char* gib, ulong gio, __global char* gob, ulong goo, UpParams p) {
+__kernel void upsample_backward(__global char* gib, ulong gio, __global char* gob, ulong goo, __global char* tb,
+                                ulong to, UpParams p) {
   __global ST* gin = PTR(ST, gib, gio);
   __global ST* gout = PTR(ST, gob, goo);
+  __global const TapRow* rows = PTR(const TapRow, tb, to);
   const long total = p.N * p.C * p.in_size[0] * p.in_size[1] * p.in_size[2];
   GRID_LOOP(i, total) {
     long x[5], lo[3], hi[3];
     decompose(&p, p.in_size, i, x);
     for (int k = 0; k < 3; ++k) {
-      lo[k] = first_output(&p, k, x[2 + k], 0);
-      hi[k] = first_output(&p, k, x[2 + k], 1);
+      lo[k] = first_output(&p, rows, k, x[2 + k], 0);
+      hi[k] = first_output(&p, rows, k, x[2 + k], 1);
     }
     const long base = x[0] * p.out_stride[0] + x[1] * p.out_stride[1];
     ACC sum = 0;
     for (long d = lo[0]; d < hi[0]; ++d) {
-      const ACC wd = weight_of(&p, 0, d, x[2]);
+      const ACC wd = weight_of(&p, rows, 0, d, x[2]);
       for (long h = lo[1]; h < hi[1]; ++h) {
-        const ACC wh = wd * (ACC)weight_of(&p, 1, h, x[3]);
+        const ACC wh = wd * (ACC)weight_of(&p, rows, 1, h, x[3]);
         ACC row = 0;
         for (long w = lo[2]; w < hi[2]; ++w)
-          row += (ACC)weight_of(&p, 2, w, x[4]) *
+          row += (ACC)weight_of(&p, rows, 2, w, x[4]) *
                  (ACC)LOAD(gout, base + d * p.out_stride[2] + h * p.out_stride[3] + w * p.out_stride[4]);
         sum += wh * row;
       }

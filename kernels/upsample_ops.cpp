@@ -38,6 +38,8 @@
 #include <ATen/ops/upsample_trilinear3d_backward_meta.h>
 #include <ATen/ops/upsample_trilinear3d_meta.h>
 
+#include <ATen/ops/empty.h>
+
 #include <cstring>
 
 #include "backend/kernel_launch.h"
@@ -117,7 +119,12 @@ void run_upsample(const char* kernel, const UpParams& p, const Tensor& dst, cons
   check_dtype_supported(dtype, device);
   std::string preamble = dtype_preamble(dtype);
   if (dtype == at::kDouble) preamble += "#define RATIO_DOUBLE 1\n";
-  Launch(device, "upsample", preamble, kernel).tensor(dst).tensor(src).value(p).run_items(dst.numel());
+  // The per-dim tap table (TapRow in upsample.cl: 4 indices, 4 weights, a count).
+  const int64_t rows = p.out_size[0] + p.out_size[1] + p.out_size[2];
+  const int64_t row_bytes = 8 * 4 + 4 * (dtype == at::kDouble ? 8 : 4) + 8;
+  const Tensor table = at::empty({rows * row_bytes}, dst.options().dtype(at::kByte));
+  Launch(device, "upsample", preamble, "upsample_taps").tensor(table).value(p).run_items(rows);
+  Launch(device, "upsample", preamble, kernel).tensor(dst).tensor(src).tensor(table).value(p).run_items(dst.numel());
 }
 
 void forward(const Tensor& out, const Tensor& self, Mode mode, bool align_corners,
