@@ -184,7 +184,28 @@ inline WT weight_of(const UpParams* p, __global const TapRow* rows, int k, long 
   return s;
 }
 
+// Position `i` of an (N, C, D, H, W) space of sizes `s` (W or C fastest).
+// In 32-bit arithmetic when the space allows: 64-bit divisions dominate
+// these kernels' cost on CPU devices.
 inline void decompose(const UpParams* p, const long* s, long i, long* pos) {
+  const long total = p->N * p->C * s[0] * s[1] * s[2];
+  if (total <= 0xffffffffL) {
+    uint j = (uint)i;
+    const uint C = (uint)p->C, D = (uint)s[0], H = (uint)s[1], W = (uint)s[2];
+    if (p->channels_last) {
+      pos[1] = j % C; j /= C;
+      pos[4] = j % W; j /= W;
+      pos[3] = j % H; j /= H;
+      pos[2] = j % D; j /= D;
+    } else {
+      pos[4] = j % W; j /= W;
+      pos[3] = j % H; j /= H;
+      pos[2] = j % D; j /= D;
+      pos[1] = j % C; j /= C;
+    }
+    pos[0] = j;
+    return;
+  }
   if (p->channels_last) {
     pos[1] = i % p->C; i /= p->C;
     pos[4] = i % s[2]; i /= s[2];
@@ -241,6 +262,24 @@ __kernel void upsample_forward(__global char* ob, ulong oo, __global char* xb, u
         sum += (ACC)rd->w[a] * (ACC)rh->w[b] * row;
       }
     STORE(out, dst, sum);
+  }
+}
+
+// The nearest modes: a copy per output element (a kernel of its own: no
+// weight loops, which PoCL vectorizes far better).
+__kernel void upsample_nearest_forward(__global char* ob, ulong oo, __global char* xb, ulong xo, __global char* tb,
+                                       ulong to, UpParams p) {
+  __global ST* out = PTR(ST, ob, oo);
+  __global ST* in = PTR(ST, xb, xo);
+  __global const TapRow* rows = PTR(const TapRow, tb, to);
+  const long total = p.N * p.C * p.out_size[0] * p.out_size[1] * p.out_size[2];
+  GRID_LOOP(i, total) {
+    long o[5];
+    decompose(&p, p.out_size, i, o);
+    const long src = o[0] * p.in_stride[0] + o[1] * p.in_stride[1] + row_of(rows, &p, 0, o[2])->idx[0] * p.in_stride[2] +
+                     row_of(rows, &p, 1, o[3])->idx[0] * p.in_stride[3] + row_of(rows, &p, 2, o[4])->idx[0] * p.in_stride[4];
+    STORE(out, o[0] * p.out_stride[0] + o[1] * p.out_stride[1] + o[2] * p.out_stride[2] + o[3] * p.out_stride[3] +
+                   o[4] * p.out_stride[4], LOAD(in, src));
   }
 }
 

@@ -129,7 +129,8 @@ void run_upsample(const char* kernel, const UpParams& p, const Tensor& dst, cons
 
 void forward(const Tensor& out, const Tensor& self, Mode mode, bool align_corners,
              std::initializer_list<OptD> scales) {
-  run_upsample("upsample_forward", make_params(self, out, out, mode, align_corners, scales), out, self);
+  run_upsample(mode <= kNearestExact ? "upsample_nearest_forward" : "upsample_forward",
+               make_params(self, out, out, mode, align_corners, scales), out, self);
 }
 
 void backward(const Tensor& grad_input, const Tensor& grad_output, Mode mode, bool align_corners,
