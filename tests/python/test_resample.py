@@ -360,3 +360,20 @@ def test_shuffles(strict):
     compare(lambda t: F.channel_shuffle(t, 4), x)
     compare(lambda t: F.pixel_shuffle(t, 2), x)
     compare(lambda t: F.pixel_unshuffle(t, 2), torch.randn(2, 3, 4, 6, dtype=torch.float64))
+
+
+def test_deterministic_mode(strict):
+    """Upsampling / padding backward are deterministic gathers (allowed under
+    use_deterministic_algorithms); grid_sample's input gradient uses atomics
+    and raises there, as on CUDA."""
+    x = torch.randn(1, 2, 4, 5, device=OCL, requires_grad=True)
+    grid = torch.zeros(1, 3, 3, 2, device=OCL)
+    old = torch.are_deterministic_algorithms_enabled()
+    torch.use_deterministic_algorithms(True)
+    try:
+        F.interpolate(x, scale_factor=2, mode="bilinear").sum().backward()
+        F.pad(x, (1, 1, 1, 1), mode="reflect").sum().backward()
+        with pytest.raises(RuntimeError, match="does not have a deterministic implementation"):
+            F.grid_sample(x, grid, align_corners=False).sum().backward()
+    finally:
+        torch.use_deterministic_algorithms(old)
