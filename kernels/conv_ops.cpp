@@ -24,6 +24,7 @@
 #include "backend/fallback.h"
 #include "backend/kernel_launch.h"
 #include "kernels/blas.h"
+#include "kernels/conv_columns.h"
 
 namespace torch_ocl {
 namespace {
@@ -324,6 +325,38 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_overrideable(
 }
 
 }  // namespace
+
+// The convolution of a 2-d window (no weight: only its geometry counts).
+static Conv window_conv(const Tensor& img, const Window2d& w) {
+  Conv c;
+  c.C = img.size(1);
+  for (int i = 0; i < 2; ++i) {
+    c.in[1 + i] = img.size(2 + i);
+    c.out[1 + i] = w.blocks[i];
+    c.kernel[1 + i] = w.kernel[i];
+    c.stride[1 + i] = w.stride[i];
+    c.pad[1 + i] = w.padding[i];
+    c.dil[1 + i] = w.dilation[i];
+  }
+  return c;
+}
+
+void im2col_2d(const Tensor& img, const Tensor& col, const Window2d& w) {
+  const int64_t n = img.size(0);
+  const Conv c = window_conv(img, w);
+  if (col.numel() == 0) return;
+  Launch(img.device().index(), "conv", dtype_preamble(img.scalar_type()), "im2col")
+      .tensor(img)
+      .tensor(col)
+      .value(geometry(c, img))
+      .value(n)
+      .run(static_cast<size_t>(n * c.C * c.L()));
+}
+
+void col2im_2d(const Tensor& col, const Tensor& img, const Window2d& w) {
+  if (img.numel() == 0) return;
+  fold(window_conv(img, w), col, img, Tensor());
+}
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("convolution_overrideable", TORCH_FN(convolution_overrideable));

@@ -1,0 +1,232 @@
+// Upsampling on PrivateUse1: upsample_nearest1d/2d/3d,
+// _upsample_nearest_exact1d/2d/3d, upsample_linear1d, upsample_bilinear2d,
+// upsample_trilinear3d, upsample_bicubic2d, _upsample_bilinear2d_aa,
+// _upsample_bicubic2d_aa (antialias=True) and every *_backward. Kernels:
+// kernels/upsample.cl (one program per dtype). The .vec overloads that
+// F.interpolate calls are ATen composites over these.
+//
+// All are structured ops: ATen's metas check the arguments and shape the
+// outputs (memory format included); the ratios come from ATen's own
+// UpSample.h helpers (area_pixel_compute_scale, compute_scales_value) in the
+// CPU's opmath type. Dtypes the CPU kernels take natively: floating types,
+// and uint8 for the nearest modes; others (the CPU's uint8 bilinear/bicubic
+// path, the integer types it rejects) go to the counted CPU fallback, which
+// gives the CPU's result or its error.
+#include <ATen/native/UpSample.h>
+#include <ATen/ops/_upsample_bicubic2d_aa_backward_meta.h>
+#include <ATen/ops/_upsample_bicubic2d_aa_meta.h>
+#include <ATen/ops/_upsample_bilinear2d_aa_backward_meta.h>
+#include <ATen/ops/_upsample_bilinear2d_aa_meta.h>
+#include <ATen/ops/_upsample_nearest_exact1d_backward_meta.h>
+#include <ATen/ops/_upsample_nearest_exact1d_meta.h>
+#include <ATen/ops/_upsample_nearest_exact2d_backward_meta.h>
+#include <ATen/ops/_upsample_nearest_exact2d_meta.h>
+#include <ATen/ops/_upsample_nearest_exact3d_backward_meta.h>
+#include <ATen/ops/_upsample_nearest_exact3d_meta.h>
+#include <ATen/ops/upsample_bicubic2d_backward_meta.h>
+#include <ATen/ops/upsample_bicubic2d_meta.h>
+#include <ATen/ops/upsample_bilinear2d_backward_meta.h>
+#include <ATen/ops/upsample_bilinear2d_meta.h>
+#include <ATen/ops/upsample_linear1d_backward_meta.h>
+#include <ATen/ops/upsample_linear1d_meta.h>
+#include <ATen/ops/upsample_nearest1d_backward_meta.h>
+#include <ATen/ops/upsample_nearest1d_meta.h>
+#include <ATen/ops/upsample_nearest2d_backward_meta.h>
+#include <ATen/ops/upsample_nearest2d_meta.h>
+#include <ATen/ops/upsample_nearest3d_backward_meta.h>
+#include <ATen/ops/upsample_nearest3d_meta.h>
+#include <ATen/ops/upsample_trilinear3d_backward_meta.h>
+#include <ATen/ops/upsample_trilinear3d_meta.h>
+
+#include <ATen/ops/empty.h>
+
+#include <cstring>
+
+#include "backend/kernel_launch.h"
+#include "kernels/guarded_structured.h"
+
+namespace torch_ocl {
+namespace {
+
+using at::IntArrayRef;
+using at::Tensor;
+using OptD = std::optional<double>;
+
+enum Mode : int64_t { kNearest = 0, kNearestExact = 1, kLinear = 2, kCubic = 3, kLinearAA = 4, kCubicAA = 5 };
+
+// Mirrors UpParams in kernels/upsample.cl.
+struct UpParams {
+  int64_t N = 1, C = 1;
+  int64_t in_size[3] = {1, 1, 1}, out_size[3] = {1, 1, 1};
+  int64_t in_stride[5] = {}, out_stride[5] = {};
+  int64_t mode = 0, align_corners = 0, channels_last = 0, dims = 0;
+  uint64_t ratio[3] = {};
+  float nscale[4] = {};
+};
+static_assert(sizeof(UpParams) == 8 * 25 + 16);
+
+// `t` as (N, C, D, H, W) for an op over its last `dims` dims.
+Tensor as5d(const Tensor& t, int dims) {
+  Tensor v = t;
+  while (v.dim() < 5) v = v.unsqueeze(v.dim() - dims);
+  return v;
+}
+
+// Params between `input` (input or grad_input) and `output` (output or
+// grad_output); work items follow `dst`'s layout.
+UpParams make_params(const Tensor& input, const Tensor& output, const Tensor& dst, Mode mode, bool align_corners,
+                     std::initializer_list<OptD> scales) {
+  const int dims = static_cast<int>(scales.size());
+  const Tensor in5 = as5d(input, dims), out5 = as5d(output, dims), d5 = as5d(dst, dims);
+  UpParams p;
+  p.N = in5.size(0);
+  p.C = in5.size(1);
+  p.mode = mode;
+  p.align_corners = align_corners;
+  p.dims = dims;
+  p.channels_last = d5.size(1) > 1 && d5.stride(1) == 1 && (d5.size(4) > 1 || d5.size(3) > 1 || d5.size(2) > 1);
+  const bool dbl = input.scalar_type() == at::kDouble;
+  for (int i = 0; i < 5; ++i) {
+    p.in_stride[i] = in5.stride(i);
+    p.out_stride[i] = out5.stride(i);
+  }
+  for (int k = 0; k < 3; ++k) {
+    p.in_size[k] = in5.size(2 + k);
+    p.out_size[k] = out5.size(2 + k);
+  }
+  int k = 3 - dims;
+  for (const OptD& s : scales) {
+    const int64_t I = p.in_size[k], O = p.out_size[k];
+    p.nscale[k] = at::native::compute_scales_value<float>(s, I, O);
+    if (dbl) {
+      const double r = at::native::area_pixel_compute_scale<double>(I, O, align_corners, s);
+      std::memcpy(&p.ratio[k], &r, sizeof r);
+    } else {
+      const float r = at::native::area_pixel_compute_scale<float>(I, O, align_corners, s);
+      uint32_t bits;
+      std::memcpy(&bits, &r, sizeof r);
+      p.ratio[k] = bits;
+    }
+    ++k;
+  }
+  return p;
+}
+
+void run_upsample(const char* kernel, const UpParams& p, const Tensor& dst, const Tensor& src) {
+  if (dst.numel() == 0) return;
+  const auto device = dst.device().index();
+  const auto dtype = dst.scalar_type();
+  check_dtype_supported(dtype, device);
+  std::string preamble = dtype_preamble(dtype);
+  if (dtype == at::kDouble) preamble += "#define RATIO_DOUBLE 1\n";
+  // The per-dim tap table (TapRow in upsample.cl: 4 indices, 4 weights, a count).
+  const int64_t rows = p.out_size[0] + p.out_size[1] + p.out_size[2];
+  const int64_t row_bytes = 8 * 4 + 4 * (dtype == at::kDouble ? 8 : 4) + 8;
+  const Tensor table = at::empty({rows * row_bytes}, dst.options().dtype(at::kByte));
+  Launch(device, "upsample", preamble, "upsample_taps").tensor(table).value(p).run_items(rows);
+  Launch(device, "upsample", preamble, kernel).tensor(dst).tensor(src).tensor(table).value(p).run_items(dst.numel());
+}
+
+void forward(const Tensor& out, const Tensor& self, Mode mode, bool align_corners,
+             std::initializer_list<OptD> scales) {
+  run_upsample(mode <= kNearestExact ? "upsample_nearest_forward" : "upsample_forward",
+               make_params(self, out, out, mode, align_corners, scales), out, self);
+}
+
+void backward(const Tensor& grad_input, const Tensor& grad_output, Mode mode, bool align_corners,
+              std::initializer_list<OptD> scales) {
+  const Tensor go = grad_output.scalar_type() == grad_input.scalar_type()
+                        ? grad_output
+                        : grad_output.to(grad_input.scalar_type());
+  run_upsample("upsample_backward", make_params(grad_input, go, grad_input, mode, align_corners, scales),
+               grad_input, go);
+}
+
+// ---- the structured impls (scales: one per spatial dim, D H W order) ----
+
+template <Mode M, class... S>
+void nearest_impl(at::impl::MetaBase&, const Tensor& out, const Tensor& self, IntArrayRef, S... scales) {
+  forward(out, self, M, false, {scales...});
+}
+template <Mode M, class... S>
+void nearest_backward_impl(at::impl::MetaBase&, const Tensor& grad_input, const Tensor& grad_output, IntArrayRef,
+                           IntArrayRef, S... scales) {
+  backward(grad_input, grad_output, M, false, {scales...});
+}
+template <Mode M, class... S>
+void interp_impl(at::impl::MetaBase&, const Tensor& out, const Tensor& self, IntArrayRef, bool align_corners,
+                 S... scales) {
+  forward(out, self, M, align_corners, {scales...});
+}
+template <Mode M, class... S>
+void interp_backward_impl(at::impl::MetaBase&, const Tensor& grad_input, const Tensor& grad_output, IntArrayRef,
+                          IntArrayRef, bool align_corners, S... scales) {
+  backward(grad_input, grad_output, M, align_corners, {scales...});
+}
+
+bool floating(const Tensor& t) { return c10::isFloatingType(t.scalar_type()) && has_kernels(t.scalar_type()); }
+bool floating_or_byte(const Tensor& t) { return floating(t) || t.scalar_type() == at::kByte; }
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  using namespace at::meta;
+  using IA = IntArrayRef;
+  using D = OptD;
+  // nearest / nearest-exact: (output_size, scales...)
+  Guarded<structured_upsample_nearest1d, &nearest_impl<kNearest, D>, floating_or_byte, IA, D>::reg(
+      m, "upsample_nearest1d", "upsample_nearest1d.out");
+  Guarded<structured_upsample_nearest2d, &nearest_impl<kNearest, D, D>, floating_or_byte, IA, D, D>::reg(
+      m, "upsample_nearest2d", "upsample_nearest2d.out");
+  Guarded<structured_upsample_nearest3d, &nearest_impl<kNearest, D, D, D>, floating_or_byte, IA, D, D, D>::reg(
+      m, "upsample_nearest3d", "upsample_nearest3d.out");
+  Guarded<structured__upsample_nearest_exact1d, &nearest_impl<kNearestExact, D>, floating_or_byte, IA, D>::reg(
+      m, "_upsample_nearest_exact1d", "_upsample_nearest_exact1d.out");
+  Guarded<structured__upsample_nearest_exact2d, &nearest_impl<kNearestExact, D, D>, floating_or_byte, IA, D,
+          D>::reg(m, "_upsample_nearest_exact2d", "_upsample_nearest_exact2d.out");
+  Guarded<structured__upsample_nearest_exact3d, &nearest_impl<kNearestExact, D, D, D>, floating_or_byte, IA, D, D,
+          D>::reg(m, "_upsample_nearest_exact3d", "_upsample_nearest_exact3d.out");
+  // their backward ops: (output_size, input_size, scales...)
+  Guarded<structured_upsample_nearest1d_backward, &nearest_backward_impl<kNearest, D>, floating, IA, IA, D>::reg(
+      m, "upsample_nearest1d_backward", "upsample_nearest1d_backward.grad_input");
+  Guarded<structured_upsample_nearest2d_backward, &nearest_backward_impl<kNearest, D, D>, floating, IA, IA, D,
+          D>::reg(m, "upsample_nearest2d_backward", "upsample_nearest2d_backward.grad_input");
+  Guarded<structured_upsample_nearest3d_backward, &nearest_backward_impl<kNearest, D, D, D>, floating, IA, IA, D,
+          D, D>::reg(m, "upsample_nearest3d_backward", "upsample_nearest3d_backward.grad_input");
+  Guarded<structured__upsample_nearest_exact1d_backward, &nearest_backward_impl<kNearestExact, D>, floating, IA, IA,
+          D>::reg(m, "_upsample_nearest_exact1d_backward", "_upsample_nearest_exact1d_backward.grad_input");
+  Guarded<structured__upsample_nearest_exact2d_backward, &nearest_backward_impl<kNearestExact, D, D>, floating, IA,
+          IA, D, D>::reg(m, "_upsample_nearest_exact2d_backward", "_upsample_nearest_exact2d_backward.grad_input");
+  Guarded<structured__upsample_nearest_exact3d_backward, &nearest_backward_impl<kNearestExact, D, D, D>, floating,
+          IA, IA, D, D, D>::reg(m, "_upsample_nearest_exact3d_backward",
+                                "_upsample_nearest_exact3d_backward.grad_input");
+  // linear / bicubic: (output_size, align_corners, scales...)
+  Guarded<structured_upsample_linear1d, &interp_impl<kLinear, D>, floating, IA, bool, D>::reg(
+      m, "upsample_linear1d", "upsample_linear1d.out");
+  Guarded<structured_upsample_bilinear2d, &interp_impl<kLinear, D, D>, floating, IA, bool, D, D>::reg(
+      m, "upsample_bilinear2d", "upsample_bilinear2d.out");
+  Guarded<structured_upsample_trilinear3d, &interp_impl<kLinear, D, D, D>, floating, IA, bool, D, D, D>::reg(
+      m, "upsample_trilinear3d", "upsample_trilinear3d.out");
+  Guarded<structured_upsample_bicubic2d, &interp_impl<kCubic, D, D>, floating, IA, bool, D, D>::reg(
+      m, "upsample_bicubic2d", "upsample_bicubic2d.out");
+  // their backward ops: (output_size, input_size, align_corners, scales...)
+  Guarded<structured_upsample_linear1d_backward, &interp_backward_impl<kLinear, D>, floating, IA, IA, bool,
+          D>::reg(m, "upsample_linear1d_backward", "upsample_linear1d_backward.grad_input");
+  Guarded<structured_upsample_bilinear2d_backward, &interp_backward_impl<kLinear, D, D>, floating, IA, IA, bool, D,
+          D>::reg(m, "upsample_bilinear2d_backward", "upsample_bilinear2d_backward.grad_input");
+  Guarded<structured_upsample_trilinear3d_backward, &interp_backward_impl<kLinear, D, D, D>, floating, IA, IA, bool,
+          D, D, D>::reg(m, "upsample_trilinear3d_backward", "upsample_trilinear3d_backward.grad_input");
+  Guarded<structured_upsample_bicubic2d_backward, &interp_backward_impl<kCubic, D, D>, floating, IA, IA, bool, D,
+          D>::reg(m, "upsample_bicubic2d_backward", "upsample_bicubic2d_backward.grad_input");
+  // antialiased (F.interpolate(..., antialias=True))
+  Guarded<structured__upsample_bilinear2d_aa, &interp_impl<kLinearAA, D, D>, floating, IA, bool, D, D>::reg(
+      m, "_upsample_bilinear2d_aa", "_upsample_bilinear2d_aa.out");
+  Guarded<structured__upsample_bicubic2d_aa, &interp_impl<kCubicAA, D, D>, floating, IA, bool, D, D>::reg(
+      m, "_upsample_bicubic2d_aa", "_upsample_bicubic2d_aa.out");
+  Guarded<structured__upsample_bilinear2d_aa_backward, &interp_backward_impl<kLinearAA, D, D>, floating, IA, IA,
+          bool, D, D>::reg(m, "_upsample_bilinear2d_aa_backward", "_upsample_bilinear2d_aa_backward.grad_input");
+  Guarded<structured__upsample_bicubic2d_aa_backward, &interp_backward_impl<kCubicAA, D, D>, floating, IA, IA,
+          bool, D, D>::reg(m, "_upsample_bicubic2d_aa_backward", "_upsample_bicubic2d_aa_backward.grad_input");
+}
+
+}  // namespace torch_ocl
