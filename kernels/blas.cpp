@@ -266,6 +266,9 @@ void baddbmm_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor& 
   check_same_device(batch1, batch2);
   check_same_device(batch1, out);
   check_same_device(self, out);
+  // (ATen's meta leaves this check to the kernel)
+  TORCH_CHECK(batch1.scalar_type() == batch2.scalar_type(), "expected scalar type ", batch1.scalar_type(),
+              " but found ", batch2.scalar_type());
   if (!gemm_native(out.scalar_type())) {
     at::native::call_fallback_fn<&cpu_fallback_kernel, ATEN_OP2(baddbmm, out)>::call(
         self, batch1, batch2, beta, alpha, const_cast<at::Tensor&>(out));
@@ -291,9 +294,10 @@ void addbmm_into(at::Tensor& result, const at::Tensor& self, const at::Tensor& b
   check_same_device(batch1, batch2);
   check_same_device(batch1, result);
   check_same_device(self, result);
-  TORCH_CHECK(self.scalar_type() == batch1.scalar_type() && batch1.scalar_type() == batch2.scalar_type(),
-              "expected scalar type ", self.scalar_type(), " but found ",
-              batch1.scalar_type() != self.scalar_type() ? batch1.scalar_type() : batch2.scalar_type());
+  TORCH_CHECK(self.scalar_type() == batch2.scalar_type(), "self and mat2 must have the same dtype, but got ",
+              self.scalar_type(), " and ", batch2.scalar_type());
+  TORCH_CHECK(batch1.scalar_type() == batch2.scalar_type(), "mat1 and mat2 must have the same dtype, but got ",
+              batch1.scalar_type(), " and ", batch2.scalar_type());
   result.resize_as_(self);
   const double b = beta.toDouble();
   if (b != 0 && !self.is_same(result)) result.copy_(self);

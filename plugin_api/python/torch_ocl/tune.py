@@ -21,10 +21,13 @@ import argparse
 import datetime
 import json
 import os
+import queue
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 import time
 
 # (tuner program, CLBlast database kernel name, sampling divisor, seconds, size args)
@@ -48,45 +51,50 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 def run_tuner(prog, args, budget_s, label, log):
     """Runs one tuner; returns {param: value} of the fastest correct configuration, or None."""
-    cmd = [prog] + args
+    # line-buffered, so progress shows as it happens
+    cmd = ([shutil.which("stdbuf"), "-oL"] if shutil.which("stdbuf") else []) + [prog] + args
     print(f"[tune] {label}: {' '.join(cmd)} (at most {budget_s:.0f} s)", flush=True)
     params, best, best_time, seen = None, None, float("inf"), 0
     start = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             bufsize=1, errors="replace")
+    lines: queue.Queue = queue.Queue()
+
+    def reader():
+        for line in proc.stdout:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=reader, daemon=True).start()
     timed_out = False
     try:
-        os.set_blocking(proc.stdout.fileno(), False)
-        buf = ""
         while True:
-            if time.monotonic() - start > budget_s:
+            left = budget_s - (time.monotonic() - start)
+            if left <= 0:
                 timed_out = True
                 break
-            chunk = proc.stdout.read()
-            if chunk:
-                buf += chunk
-                *lines, buf = buf.split("\n")
-                for line in lines:
-                    line = ANSI.sub("", line)
-                    log.write(line + "\n")
-                    if line.startswith("* Parameters explored:"):
-                        params = line.split(":", 1)[1].split()
-                    m = ROW.match(line)
-                    if m and params and "results match" in line:
-                        cells = [c.strip() for c in m.group(3).split("|")]
-                        values = cells[0].split()
-                        t = re.search(r"([0-9.]+) ms", m.group(3))
-                        if len(values) == len(params) and t:
-                            seen += 1
-                            if float(t.group(1)) < best_time:
-                                best_time = float(t.group(1))
-                                best = dict(zip(params, map(int, values)))
-                            print(f"\r[tune] {label}: {seen} configurations, best {best_time:.3f} ms "
-                                  f"({time.monotonic() - start:.0f} s)", end="", flush=True)
-            elif proc.poll() is not None:
+            try:
+                line = lines.get(timeout=min(left, 1.0))
+            except queue.Empty:
+                continue
+            if line is None:
                 break
-            else:
-                time.sleep(0.05)
+            line = ANSI.sub("", line.rstrip("\n"))
+            log.write(line + "\n")
+            if line.startswith("* Parameters explored:"):
+                params = line.split(":", 1)[1].split()
+            m = ROW.match(line)
+            if m and params and "results match" in line:
+                cells = [c.strip() for c in m.group(3).split("|")]
+                values = cells[0].split()
+                t = re.findall(r"([0-9.]+) ms", m.group(3))  # [compile time,] run time
+                if len(values) == len(params) and t:
+                    seen += 1
+                    if float(t[-1]) < best_time:
+                        best_time = float(t[-1])
+                        best = dict(zip(params, map(int, values)))
+                    print(f"\r[tune] {label}: {seen} configurations, best {best_time:.3f} ms "
+                          f"({time.monotonic() - start:.0f} s)", end="", flush=True)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -104,6 +112,8 @@ def device_identity(index: int):
 
 
 def main(argv=None) -> int:
+    # a SIGTERM unwinds like Ctrl-C, so the running tuner is stopped too
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     ap = argparse.ArgumentParser(prog="python -m torch_ocl.tune", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--device", type=int, default=0, help="ocl device index (default 0)")
