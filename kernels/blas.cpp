@@ -134,6 +134,42 @@ void gemm_typed(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b,
   }
 }
 
+// Skinny products on CPU devices (PoCL): CLBlast pads C to its tile width and
+// runs 2-10x slower than one pass over A (measured in bench/bench_gemm.py).
+constexpr int64_t kSmallN = 16;  // SMALL_N in blas_small.cl
+bool use_small_n(const at::Tensor& out) {
+  static const bool enabled = [] {
+    const char* env = std::getenv("TORCH_OCL_SMALL_N");  // 0: always CLBlast (for comparisons)
+    return !(env && std::string(env) == "0");
+  }();
+  const int64_t nd = out.dim();
+  return enabled && nd == 2 && out.size(1) <= kSmallN && out.size(0) >= 64 &&
+         !device_info(out.device().index()).is_gpu() && clblast_type(out.scalar_type());
+}
+
+void gemm_small_n(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, double alpha, double beta) {
+  const auto dtype = out.scalar_type();
+  const std::string preamble = dtype_preamble(dtype) + (dtype == c10::kDouble
+      ? "#define ACC8 double8\n#define CONVERT_ACC8(x) (x)\n" : "#define ACC8 float8\n#define CONVERT_ACC8(x) (x)\n");
+  if (a.stride(1) == 1 && a.size(1) >= 8) {  // contiguous rows of A: dot products with B^T's rows
+    const at::Tensor bt = b.t().contiguous();
+    Launch l(out.device().index(), "blas_small", preamble, "gemm_small_n_rows");
+    l.tensor(a).tensor(bt).tensor(out);
+    l.value<int64_t>(out.size(0)).value<int64_t>(out.size(1)).value<int64_t>(a.size(1));
+    l.value<int64_t>(a.stride(0)).value<int64_t>(out.stride(0)).value<int64_t>(out.stride(1));
+    l.scalar(alpha, dtype).scalar(beta, dtype);
+    l.run(static_cast<size_t>(out.size(0)));
+    return;
+  }
+  Launch l(out.device().index(), "blas_small", preamble, "gemm_small_n");
+  l.tensor(a).tensor(b).tensor(out);
+  l.value<int64_t>(out.size(0)).value<int64_t>(out.size(1)).value<int64_t>(a.size(1));
+  for (const at::Tensor* t : {&a, &b, &out}) l.value<int64_t>(t->stride(0)).value<int64_t>(t->stride(1));
+  l.scalar(alpha, dtype).scalar(beta, dtype);
+  // a few rows per work item: PoCL runs a work group's items as one vectorised loop
+  l.run(static_cast<size_t>(out.size(0)));
+}
+
 // out = alpha * a @ b + beta * out (out already holds the addend when beta != 0).
 void gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, double alpha, double beta) {
   if (out.numel() == 0) return;
@@ -149,6 +185,9 @@ void gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, doubl
     out.copy_(out32);
     return;
   }
+  if (use_small_n(out)) return gemm_small_n(out, a, b, alpha, beta);
+  if (out.dim() == 2 && out.size(0) <= kSmallN && use_small_n(out.t()))  // out^T = b^T @ a^T
+    return gemm_small_n(out.t(), b.t(), a.t(), alpha, beta);
   if (beta == 0) out.zero_();  // beta = 0 must ignore NaNs in out
   const int64_t nd = out.dim();
   // Row-major matrices that do not overlap: stacked, or (in views of a larger

@@ -323,3 +323,25 @@ def test_half_linear_backward(strict, dtype):
     torch.nn.functional.linear(*cpu).sum().backward()
     for d, h in zip(dev, cpu):
         compare(d.grad, h.grad)
+
+
+# skinny products (N <= 16 or M <= 16 with >= 64 rows: kernels/blas_small.cl on CPU devices) -------
+
+@pytest.mark.parametrize("kind", ["contig", "T", "step"])
+@pytest.mark.parametrize("mkn", [(100, 3, 1), (100, 13, 5), (130, 300, 8), (64, 9, 16), (70, 17, 12),
+                                 (5, 300, 100), (16, 8, 64), (300, 64, 17)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=dname)
+def test_skinny_mm_addmm(strict, dtype, mkn, kind):
+    m, k, n = mkn
+    a, b = make(dtype, (m, k), 50), make(dtype, (k, n), 51)
+    compare(torch.mm(layout(a, kind), b.to("ocl")), a @ b)
+    compare(torch.mm(a.to("ocl"), layout(b, kind)), a @ b)
+    c = make(dtype, (n,), 52)
+    compare(torch.addmm(c.to("ocl"), layout(a, kind), b.to("ocl"), beta=0.5, alpha=-2),
+            torch.addmm(c, a, b, beta=0.5, alpha=-2))
+    nan_c = torch.full((m, n), NAN, dtype=dtype)
+    compare(torch.addmm(nan_c.to("ocl"), a.to("ocl"), layout(b, kind), beta=0),
+            torch.addmm(nan_c, a, b, beta=0))
+    out = torch.full((n, m), NAN, dtype=dtype, device="ocl").t()  # column-major out
+    torch.mm(layout(a, kind), b.to("ocl"), out=out)
+    compare(out, a @ b)
