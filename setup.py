@@ -46,6 +46,7 @@ setup(
     description="PyTorch on OpenCL devices: the `ocl` device",
     packages=["torch_ocl"],
     package_dir={"": "plugin_api/python"},
+    package_data={"torch_ocl": ["tuning/*.json"]},  # CLBlast tuning files (kernels/blas_tuning.cpp)
     ext_modules=[Extension("torch_ocl._C", sources=[])],
     cmdclass={"build_ext": CMakeBuild},
     entry_points={"torch.backends": ["torch_ocl = torch_ocl:_autoload"]},

@@ -1,11 +1,23 @@
-// Matrix products through CLBlast: mm, addmm, bmm. Transposed views are passed
-// as transposes with their leading dimension, not copied.
+// Matrix and vector products through CLBlast: mm, addmm, bmm, baddbmm, addbmm
+// (Gemm / GemmStridedBatched), addmv and mv (Gemv), dot and vdot (Dot).
+// Transposed views are passed as transposes with their leading dimension, not
+// copied. float16 / bfloat16 are computed in float32 (converted in, GEMM,
+// converted out): CLBlast's half kernels need cl_khr_fp16, which PoCL and
+// NVIDIA lack, and CLBlast has no bfloat16.
+#include <ATen/ExpandUtils.h>
 #include <ATen/Operators.h>
 #include <ATen/native/CPUFallback.h>
 #include <ATen/ops/addmm_meta.h>
 #include <ATen/ops/bmm_meta.h>
 #include <ATen/ops/mm_meta.h>
+#include <ATen/ops/addmv_meta.h>
+#include <ATen/ops/baddbmm_meta.h>
 #include <ATen/ops/addmm_ops.h>
+#include <ATen/ops/addmv_ops.h>
+#include <ATen/ops/addbmm_ops.h>
+#include <ATen/ops/baddbmm_ops.h>
+#include <ATen/ops/dot_ops.h>
+#include <ATen/ops/vdot_ops.h>
 #include <ATen/ops/bmm_ops.h>
 #include <ATen/ops/mm_ops.h>
 #include <c10/core/DeviceGuard.h>
@@ -77,7 +89,15 @@ void check_same_device(const at::Tensor& a, const at::Tensor& b) {
               a.device(), " and ", b.device(), "!");
 }
 
-bool gemm_native(c10::ScalarType t) { return t == c10::kFloat || t == c10::kDouble; }
+bool clblast_type(c10::ScalarType t) { return t == c10::kFloat || t == c10::kDouble; }
+// Computed natively: CLBlast's types, and half types through float32.
+bool gemm_native(c10::ScalarType t) { return clblast_type(t) || t == c10::kHalf || t == c10::kBFloat16; }
+bool half_type(c10::ScalarType t) { return t == c10::kHalf || t == c10::kBFloat16; }
+
+cl_command_queue blas_queue(const at::Tensor& t) {
+  ensure_blas_tuning(t.device().index());
+  return stream_queue(current_stream(t.device().index()));
+}
 
 // out[b] = alpha * a[b] @ b[b] + beta * out[b]; out must be row-major.
 template <class T>
@@ -89,7 +109,7 @@ void gemm_typed(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b,
   Operand A = operand(a), B = operand(b), C = operand(out);
   TORCH_INTERNAL_ASSERT(C.keep.is_same(out) && C.trans == clblast::Transpose::kNo);
   const c10::Stream stream = current_stream(out.device().index());
-  cl_command_queue queue = stream_queue(stream);
+  cl_command_queue queue = blas_queue(out);
   if (!batched) {
     size_t temp = 0;
     check_clblast(clblast::GemmTempBufferSize<T>(clblast::Layout::kRowMajor, A.trans, B.trans, m, n, k,
@@ -114,6 +134,42 @@ void gemm_typed(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b,
   }
 }
 
+// Skinny products on CPU devices (PoCL): CLBlast pads C to its tile width and
+// runs 2-10x slower than one pass over A (measured in bench/bench_gemm.py).
+constexpr int64_t kSmallN = 16;  // SMALL_N in blas_small.cl
+bool use_small_n(const at::Tensor& out) {
+  static const bool enabled = [] {
+    const char* env = std::getenv("TORCH_OCL_SMALL_N");  // 0: always CLBlast (for comparisons)
+    return !(env && std::string(env) == "0");
+  }();
+  const int64_t nd = out.dim();
+  return enabled && nd == 2 && out.size(1) <= kSmallN && out.size(0) >= 64 &&
+         !device_info(out.device().index()).is_gpu() && clblast_type(out.scalar_type());
+}
+
+void gemm_small_n(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, double alpha, double beta) {
+  const auto dtype = out.scalar_type();
+  const std::string preamble = dtype_preamble(dtype) + (dtype == c10::kDouble
+      ? "#define ACC8 double8\n#define CONVERT_ACC8(x) (x)\n" : "#define ACC8 float8\n#define CONVERT_ACC8(x) (x)\n");
+  if (a.stride(1) == 1 && a.size(1) >= 8) {  // contiguous rows of A: dot products with B^T's rows
+    const at::Tensor bt = b.t().contiguous();
+    Launch l(out.device().index(), "blas_small", preamble, "gemm_small_n_rows");
+    l.tensor(a).tensor(bt).tensor(out);
+    l.value<int64_t>(out.size(0)).value<int64_t>(out.size(1)).value<int64_t>(a.size(1));
+    l.value<int64_t>(a.stride(0)).value<int64_t>(out.stride(0)).value<int64_t>(out.stride(1));
+    l.scalar(alpha, dtype).scalar(beta, dtype);
+    l.run(static_cast<size_t>(out.size(0)));
+    return;
+  }
+  Launch l(out.device().index(), "blas_small", preamble, "gemm_small_n");
+  l.tensor(a).tensor(b).tensor(out);
+  l.value<int64_t>(out.size(0)).value<int64_t>(out.size(1)).value<int64_t>(a.size(1));
+  for (const at::Tensor* t : {&a, &b, &out}) l.value<int64_t>(t->stride(0)).value<int64_t>(t->stride(1));
+  l.scalar(alpha, dtype).scalar(beta, dtype);
+  // a few rows per work item: PoCL runs a work group's items as one vectorised loop
+  l.run(static_cast<size_t>(out.size(0)));
+}
+
 // out = alpha * a @ b + beta * out (out already holds the addend when beta != 0).
 void gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, double alpha, double beta) {
   if (out.numel() == 0) return;
@@ -123,6 +179,15 @@ void gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, doubl
     else if (beta != 1) out.mul_(beta);
     return;
   }
+  if (half_type(out.scalar_type())) {  // in float32, like CUDA's float accumulation
+    at::Tensor out32 = beta == 0 ? at::empty_like(out, out.options().dtype(c10::kFloat)) : out.to(c10::kFloat);
+    gemm(out32, a.to(c10::kFloat), b.to(c10::kFloat), alpha, beta);
+    out.copy_(out32);
+    return;
+  }
+  if (use_small_n(out)) return gemm_small_n(out, a, b, alpha, beta);
+  if (out.dim() == 2 && out.size(0) <= kSmallN && use_small_n(out.t()))  // out^T = b^T @ a^T
+    return gemm_small_n(out.t(), b.t(), a.t(), alpha, beta);
   if (beta == 0) out.zero_();  // beta = 0 must ignore NaNs in out
   const int64_t nd = out.dim();
   // Row-major matrices that do not overlap: stacked, or (in views of a larger
@@ -183,6 +248,174 @@ void addmm_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor& se
   gemm(out, mat1, mat2, alpha.toDouble(), b);
 }
 
+// out = beta * out + alpha * mat @ vec (out already holds the addend).
+void gemv(const at::Tensor& out, const at::Tensor& mat, const at::Tensor& vec, double alpha, double beta) {
+  if (out.numel() == 0) return;
+  c10::DeviceGuard guard(out.device());
+  if (mat.size(1) == 0 || alpha == 0) {
+    if (beta == 0) out.zero_();
+    else if (beta != 1) out.mul_(beta);
+    return;
+  }
+  if (half_type(out.scalar_type()) || out.stride(0) < 1) {  // float32 (or a positive-stride) temp
+    const auto dtype = half_type(out.scalar_type()) ? c10::kFloat : out.scalar_type();
+    at::Tensor y = beta == 0 ? at::empty({out.size(0)}, out.options().dtype(dtype)) : out.to(dtype, false, true);
+    gemv(y, mat.to(dtype), vec.to(dtype), alpha, beta);
+    out.copy_(y);
+    return;
+  }
+  if (beta == 0) out.zero_();  // beta = 0 must ignore NaNs in out
+  const at::Tensor x = vec.stride(0) >= 1 ? vec : vec.contiguous();
+  const Operand A = operand(mat);
+  const DeviceBuffer xb = resolve_device_ptr(x.data_ptr()), yb = resolve_device_ptr(out.data_ptr());
+  const size_t es = out.element_size();
+  // A as stored: kNo = mat row-major [m, n]; kYes = mat^T stored row-major [n, m].
+  const bool t = A.trans == clblast::Transpose::kYes;
+  const size_t rows = t ? mat.size(1) : mat.size(0), cols = t ? mat.size(0) : mat.size(1);
+  cl_command_queue queue = blas_queue(out);
+  auto run = [&](auto zero) {
+    using T = decltype(zero);
+    check_clblast(clblast::Gemv<T>(clblast::Layout::kRowMajor, A.trans, rows, cols, static_cast<T>(alpha), A.buffer,
+                                   A.offset, A.ld, xb.buffer, xb.offset / es, x.stride(0), static_cast<T>(beta),
+                                   yb.buffer, yb.offset / es, out.stride(0), &queue, nullptr),
+                  "Gemv");
+  };
+  if (out.scalar_type() == c10::kFloat) run(0.0f);
+  else run(0.0);
+}
+
+void addmv_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor& self, const at::Tensor& mat,
+                const at::Tensor& vec, const c10::Scalar& beta, const c10::Scalar& alpha) {
+  check_same_device(mat, vec);
+  check_same_device(mat, out);
+  check_same_device(self, out);
+  if (!gemm_native(out.scalar_type()) || mat.scalar_type() != out.scalar_type() ||
+      vec.scalar_type() != out.scalar_type()) {
+    at::native::call_fallback_fn<&cpu_fallback_kernel, ATEN_OP2(addmv, out)>::call(
+        self, mat, vec, beta, alpha, const_cast<at::Tensor&>(out));
+    return;
+  }
+  const double b = beta.toDouble();
+  if (b != 0 && !out.is_same(self)) out.copy_(self.expand_as(out));
+  gemv(out, mat, vec, alpha.toDouble(), b);
+}
+
+void baddbmm_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor& self, const at::Tensor& batch1,
+                  const at::Tensor& batch2, const c10::Scalar& beta, const c10::Scalar& alpha) {
+  check_same_device(batch1, batch2);
+  check_same_device(batch1, out);
+  check_same_device(self, out);
+  // (ATen's meta leaves this check to the kernel)
+  TORCH_CHECK(batch1.scalar_type() == batch2.scalar_type(), "expected scalar type ", batch1.scalar_type(),
+              " but found ", batch2.scalar_type());
+  if (!gemm_native(out.scalar_type())) {
+    at::native::call_fallback_fn<&cpu_fallback_kernel, ATEN_OP2(baddbmm, out)>::call(
+        self, batch1, batch2, beta, alpha, const_cast<at::Tensor&>(out));
+    return;
+  }
+  const double b = beta.toDouble();
+  if (b != 0 && !out.is_same(self)) out.copy_(self.expand_as(out));
+  gemm(out, batch1, batch2, alpha.toDouble(), b);
+}
+
+// addbmm: out = beta * self + alpha * sum_i batch1[i] @ batch2[i], one GEMM
+// with K = batches * k: [m, B*k] (batch1 permuted) @ [B*k, n].
+void addbmm_into(at::Tensor& result, const at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2,
+                 const c10::Scalar& beta, const c10::Scalar& alpha) {
+  TORCH_CHECK(batch1.dim() == 3, "batch1 must be a 3D tensor");
+  TORCH_CHECK(batch2.dim() == 3, "batch2 must be a 3D tensor");
+  TORCH_CHECK(batch1.size(0) == batch2.size(0), "batch1 and batch2 must have same number of batches, got ",
+              batch1.size(0), " and ", batch2.size(0));
+  TORCH_CHECK(batch1.size(2) == batch2.size(1), "Incompatible matrix sizes for bmm (", batch1.size(1), "x",
+              batch1.size(2), " and ", batch2.size(1), "x", batch2.size(2), ")");
+  const int64_t m = batch1.size(1), n = batch2.size(2);
+  TORCH_CHECK(self.size(0) == m && self.size(1) == n, "self tensor does not match matmul output shape");
+  check_same_device(batch1, batch2);
+  check_same_device(batch1, result);
+  check_same_device(self, result);
+  TORCH_CHECK(self.scalar_type() == batch2.scalar_type(), "self and mat2 must have the same dtype, but got ",
+              self.scalar_type(), " and ", batch2.scalar_type());
+  TORCH_CHECK(batch1.scalar_type() == batch2.scalar_type(), "mat1 and mat2 must have the same dtype, but got ",
+              batch1.scalar_type(), " and ", batch2.scalar_type());
+  result.resize_as_(self);
+  const double b = beta.toDouble();
+  if (b != 0 && !self.is_same(result)) result.copy_(self);
+  const int64_t k = batch1.size(0) * batch1.size(2);
+  gemm(result, batch1.permute({1, 0, 2}).reshape({m, k}), batch2.reshape({k, n}), alpha.toDouble(), b);
+}
+
+at::Tensor& addbmm_out(const at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2,
+                       const c10::Scalar& beta, const c10::Scalar& alpha, at::Tensor& out) {
+  if (!gemm_native(self.scalar_type()))
+    return at::native::call_fallback_fn<&cpu_fallback_kernel, ATEN_OP2(addbmm, out)>::call(self, batch1, batch2,
+                                                                                           beta, alpha, out);
+  const auto b_self = at::expand_size(self, {batch1.size(1), batch2.size(2)}, "addbmm_out");
+  addbmm_into(out, *b_self, batch1, batch2, beta, alpha);
+  return out;
+}
+
+at::Tensor addbmm(const at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2, const c10::Scalar& beta,
+                  const c10::Scalar& alpha) {
+  at::Tensor out = at::empty({0}, self.options());
+  return addbmm_out(self, batch1, batch2, beta, alpha, out);
+}
+
+at::Tensor& addbmm_(at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2, const c10::Scalar& beta,
+                    const c10::Scalar& alpha) {
+  if (!gemm_native(self.scalar_type()))
+    return at::native::call_fallback_fn<&cpu_fallback_kernel, ATEN_OP(addbmm_)>::call(self, batch1, batch2, beta,
+                                                                                     alpha);
+  addbmm_into(self, self, batch1, batch2, beta, alpha);
+  return self;
+}
+
+// dot / vdot of real vectors (vdot conjugates its first argument: the same for reals).
+template <class FallbackOp>
+at::Tensor dot_impl(const at::Tensor& self, const at::Tensor& other, const char* name) {
+  if (self.is_complex() || !has_kernels(self.scalar_type()))
+    return at::native::call_fallback_fn<&cpu_fallback_kernel, FallbackOp>::call(self, other);
+  TORCH_CHECK(self.dim() == 1 && other.dim() == 1, "1D tensors expected, but got ", self.dim(), "D and ",
+              other.dim(), "D tensors");
+  TORCH_CHECK(self.scalar_type() == other.scalar_type(), name,
+              " : expected both vectors to have same dtype, but found ", self.scalar_type(), " and ",
+              other.scalar_type());
+  TORCH_CHECK(self.numel() == other.numel(), "inconsistent tensor size, expected tensor [", self.numel(),
+              "] and src [", other.numel(), "] to have the same number of elements, but got ", self.numel(),
+              " and ", other.numel(), " elements respectively");
+  check_same_device(self, other);
+  c10::DeviceGuard guard(self.device());
+  const auto dtype = self.scalar_type();
+  if (!clblast_type(dtype)) {
+    if (half_type(dtype))  // accumulate in float32
+      return dot_impl<FallbackOp>(self.to(c10::kFloat), other.to(c10::kFloat), name).to(dtype);
+    return at::mul(self, other).sum(dtype);  // integers and bool: exact
+  }
+  at::Tensor out = at::empty({}, self.options());
+  if (self.numel() == 0) return out.zero_();
+  const at::Tensor x = self.stride(0) >= 1 ? self : self.contiguous();
+  const at::Tensor y = other.stride(0) >= 1 ? other : other.contiguous();
+  const size_t es = self.element_size();
+  const DeviceBuffer xb = resolve_device_ptr(x.data_ptr()), yb = resolve_device_ptr(y.data_ptr()),
+                     ob = resolve_device_ptr(out.data_ptr());
+  cl_command_queue queue = blas_queue(out);
+  auto run = [&](auto zero) {
+    using T = decltype(zero);
+    check_clblast(clblast::Dot<T>(self.numel(), ob.buffer, ob.offset / es, xb.buffer, xb.offset / es, x.stride(0),
+                                  yb.buffer, yb.offset / es, y.stride(0), &queue, nullptr),
+                  "Dot");
+  };
+  if (dtype == c10::kFloat) run(0.0f);
+  else run(0.0);
+  return out;
+}
+
+at::Tensor dot(const at::Tensor& self, const at::Tensor& other) {
+  return dot_impl<ATEN_OP(dot)>(self, other, "dot");
+}
+at::Tensor vdot(const at::Tensor& self, const at::Tensor& other) {
+  return dot_impl<ATEN_OP(vdot)>(self, other, "vdot");
+}
+
 using TensorRef = const at::Tensor&;
 using ScalarRef = const c10::Scalar&;
 
@@ -194,6 +427,15 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_structured<structured_bmm, &matmul_impl<ATEN_OP2(bmm, out)>, TensorRef>(m, "bmm", nullptr, "bmm.out");
   register_structured<structured_addmm, &addmm_impl, TensorRef, TensorRef, ScalarRef, ScalarRef>(
       m, "addmm", "addmm_", "addmm.out");
+  register_structured<structured_addmv, &addmv_impl, TensorRef, TensorRef, ScalarRef, ScalarRef>(
+      m, "addmv", "addmv_", "addmv.out");
+  register_structured<structured_baddbmm, &baddbmm_impl, TensorRef, TensorRef, ScalarRef, ScalarRef>(
+      m, "baddbmm", "baddbmm_", "baddbmm.out");
+  m.impl("addbmm", TORCH_FN(addbmm));
+  m.impl("addbmm_", TORCH_FN(addbmm_));
+  m.impl("addbmm.out", TORCH_FN(addbmm_out));
+  m.impl("dot", TORCH_FN(dot));
+  m.impl("vdot", TORCH_FN(vdot));
 }
 
 }  // namespace torch_ocl

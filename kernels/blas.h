@@ -4,6 +4,8 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <string>
+
 namespace torch_ocl {
 
 // out = alpha * a @ b + beta * out over the last two dims, float32/float64.
@@ -15,5 +17,14 @@ namespace torch_ocl {
 // NaNs already in `out` are ignored.
 void gemm_batched(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, double alpha,
                   double beta);
+
+// CLBlast tuning (kernels/blas_tuning.cpp): the first call for a device
+// applies its tuning file (cache folder, else the one shipped with the
+// package) with clblast::OverrideParameters; every CLBlast caller calls it.
+void ensure_blas_tuning(c10::DeviceIndex index);
+// The tuning file applied on the device ("" = CLBlast's defaults).
+std::string blas_tuning_source(c10::DeviceIndex index);
+// "<device>__<driver>.json", the name `python -m torch_ocl.tune` writes.
+std::string blas_tuning_file_name(const std::string& device_name, const std::string& driver_version);
 
 }  // namespace torch_ocl

@@ -9,6 +9,7 @@
 #include "backend/program_cache.h"
 #include "backend/device_checks.h"
 #include "backend/runtime.h"
+#include "kernels/blas.h"
 
 namespace py = pybind11;
 using namespace torch_ocl;
@@ -33,6 +34,22 @@ py::dict device_properties(int index) {
   p["max_work_group_size"] = d.max_work_group_size;
   p["fp64"] = d.fp64;
   p["fp16"] = d.fp16;
+  // Where the device sits in the OpenCL enumeration (CLBlast's tools take
+  // -platform P -device D).
+  cl_uint np = 0, nd = 0;
+  clGetPlatformIDs(0, nullptr, &np);
+  std::vector<cl_platform_id> platforms(np);
+  if (np) clGetPlatformIDs(np, platforms.data(), nullptr);
+  for (cl_uint i = 0; i < np; ++i) {
+    if (platforms[i] != d.platform) continue;
+    p["platform_index"] = i;
+    clGetDeviceIDs(d.platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &nd);
+    std::vector<cl_device_id> devices(nd);
+    if (nd) clGetDeviceIDs(d.platform, CL_DEVICE_TYPE_ALL, nd, devices.data(), nullptr);
+    for (cl_uint j = 0; j < nd; ++j)
+      if (devices[j] == d.id) p["platform_device_index"] = j;
+  }
+  p["blas_tuning"] = blas_tuning_source(static_cast<c10::DeviceIndex>(index));
   return p;
 }
 
@@ -102,6 +119,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("get_fallback_mode", [] { return std::string(fallback_mode_name(fallback_mode())); });
   m.def("set_fallback_mode", [](const std::string& mode) { set_fallback_mode(parse_fallback_mode(mode)); });
   // program cache
+  m.def("blas_tuning_file_name", &blas_tuning_file_name);
   m.def("program_cache_dir", [] { return program_cache_dir(); });
   m.def("program_cache_stats", [] {
     const auto s = program_cache_stats();

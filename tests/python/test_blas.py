@@ -1,0 +1,347 @@
+"""dot/vdot, mv/addmv, baddbmm/addbmm, bmm.out and half-precision matrix products on ocl
+against PyTorch CPU, under the strict fixture (the ops are native: CLBlast Dot / Gemv / Gemm /
+GemmStridedBatched). mm/addmm/bmm float32/64 are covered in test_reduce_blas.py."""
+
+import re
+
+import pytest
+import torch
+from torch.testing import assert_close
+
+from dtype_lists import dname
+
+NAN = float("nan")
+
+
+def make(dtype, shape, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    if dtype.is_floating_point:
+        return torch.randn(shape, generator=g, dtype=torch.float64).to(dtype)
+    return torch.randint(-9, 10, shape, generator=g).to(dtype)
+
+
+def tol(dtype):
+    return {
+        torch.float32: dict(rtol=1e-4, atol=1e-4),
+        torch.float64: dict(rtol=1e-10, atol=1e-10),
+        torch.float16: dict(rtol=1e-2, atol=1e-2),
+        torch.bfloat16: dict(rtol=2e-2, atol=5e-2),
+    }.get(dtype, dict(rtol=0, atol=0))
+
+
+def compare(actual, expected, dtype=None):
+    assert actual.device.type == "ocl"
+    assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
+    assert actual.shape == expected.shape, (actual.shape, expected.shape)
+    assert_close(actual.cpu(), expected, equal_nan=True, **tol(dtype or expected.dtype))
+
+
+def same_error(fn, *cpu_args):
+    """fn raises on ocl with the CPU's exception type and message."""
+    with pytest.raises(Exception) as cpu_err:
+        fn(*cpu_args)
+    with pytest.raises(cpu_err.type, match=re.escape(str(cpu_err.value).split("\n")[0])):
+        fn(*[a.to("ocl") if isinstance(a, torch.Tensor) else a for a in cpu_args])
+
+
+def layout(x, kind):
+    """x (CPU) on ocl as: contiguous, transposed view of the last two dims, sliced with step."""
+    if kind == "contig":
+        return x.to("ocl")
+    if kind == "T":
+        return x.mT.contiguous().to("ocl").mT
+    # every other element of a twice-as-wide buffer
+    wide = torch.zeros(*x.shape[:-1], 2 * x.shape[-1], dtype=x.dtype)
+    wide[..., ::2] = x
+    return wide.to("ocl")[..., ::2]
+
+
+# dot / vdot ---------------------------------------------------------------------------------------
+
+DOT_DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.int32]
+
+
+@pytest.mark.parametrize("fn", [torch.dot, torch.vdot], ids=["dot", "vdot"])
+@pytest.mark.parametrize("dtype", DOT_DTYPES, ids=dname)
+@pytest.mark.parametrize("n", [0, 1, 7, 100_003])
+def test_dot(strict, fn, dtype, n):
+    a, b = make(dtype, (n,), 1), make(dtype, (n,), 2)
+    actual = fn(a.to("ocl"), b.to("ocl"))
+    if dtype in (torch.float16, torch.bfloat16) and n > 1000:
+        # ocl accumulates half dots in float32: compare with the float32 result
+        assert actual.dtype == dtype and actual.shape == ()
+        assert_close(actual.cpu().float(), fn(a.float(), b.float()), rtol=1e-2, atol=1.0)
+    else:
+        compare(actual, fn(a, b))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=dname)
+def test_dot_strided_and_expanded(strict, dtype):
+    a, b = make(dtype, (30,), 3), make(dtype, (10,), 4)
+    da, db = a.to("ocl"), b.to("ocl")
+    compare(torch.dot(da[::3], db), torch.dot(a[::3], b))
+    compare(torch.dot(da[2::3], da[1:11]), torch.dot(a[2::3], a[1:11]))
+    s = make(dtype, (1,), 5)
+    compare(torch.dot(s.to("ocl").expand(10), db), torch.dot(s.expand(10), b))
+    compare(torch.vdot(da.flip(0)[::3], db), torch.vdot(a.flip(0)[::3], b))
+
+
+def test_dot_backward(strict):
+    a, b = make(torch.float64, (9,), 6), make(torch.float64, (9,), 7)
+    da, db = (t.to("ocl").requires_grad_() for t in (a, b))
+    ca, cb = (t.clone().requires_grad_() for t in (a, b))
+    (torch.dot(da, db) * 3).backward()
+    (torch.dot(ca, cb) * 3).backward()
+    compare(da.grad, ca.grad)
+    compare(db.grad, cb.grad)
+
+
+@pytest.mark.parametrize("fn", [torch.dot, torch.vdot], ids=["dot", "vdot"])
+def test_dot_errors_match_cpu(strict, fn):
+    same_error(fn, torch.ones(3), torch.ones(4))
+    same_error(fn, torch.ones(2, 3), torch.ones(2, 3))
+    same_error(fn, torch.ones(3), torch.ones(3, dtype=torch.float64))
+
+
+# mv / addmv ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("vec_kind", ["contig", "step"])
+@pytest.mark.parametrize("mat_kind", ["contig", "T", "step"])
+@pytest.mark.parametrize("shape", [(5, 7), (1, 9), (6, 1), (0, 4), (4, 0), (33, 65)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=dname)
+def test_mv(strict, dtype, shape, mat_kind, vec_kind):
+    m, n = shape
+    a, v = make(dtype, (m, n), 8), make(dtype, (n,), 9)
+    da = layout(a, mat_kind)
+    dv = layout(v[None], vec_kind)[0]
+    compare(torch.mv(da, dv), torch.mv(a, v))
+    compare(da @ dv, a @ v)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=dname)
+def test_mv_half(strict, dtype):
+    a, v = make(dtype, (12, 20), 10), make(dtype, (20,), 11)
+    compare(torch.mv(a.to("ocl"), v.to("ocl")), torch.mv(a, v))
+    compare(torch.mv(layout(a, "T"), v.to("ocl")), torch.mv(a, v))
+
+
+@pytest.mark.parametrize(
+    "beta,alpha,nan_in_self",
+    [(1, 1, False), (0.5, 2.0, False), (0, 1, True), (0, 0.5, True), (1, 0, False), (-1.5, 1, False), (0, 0, True)],
+    ids=str,
+)
+@pytest.mark.parametrize("self_shape", ["full", "scalar"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16], ids=dname)
+def test_addmv(strict, dtype, self_shape, beta, alpha, nan_in_self):
+    m, n = 6, 5
+    c = make(dtype, (m,) if self_shape == "full" else (), 12)
+    if nan_in_self:
+        c.fill_(NAN)
+    a, v = make(dtype, (m, n), 13), make(dtype, (n,), 14)
+    expected = torch.addmv(c, a, v, beta=beta, alpha=alpha)
+    for kind in ("contig", "T"):
+        compare(torch.addmv(c.to("ocl"), layout(a, kind), v.to("ocl"), beta=beta, alpha=alpha), expected)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=dname)
+def test_addmv_inplace_out_and_k0(strict, dtype):
+    c, a, v = make(dtype, (4,), 15), make(dtype, (4, 6), 16), make(dtype, (6,), 17)
+    dc = c.to("ocl")
+    ret = dc.addmv_(a.to("ocl"), v.to("ocl"), beta=2, alpha=-1)
+    assert ret is dc
+    compare(dc, c.clone().addmv_(a, v, beta=2, alpha=-1))
+    # strided out / self (every other element)
+    buf = torch.full((8,), NAN, dtype=dtype)
+    dbuf = buf.to("ocl")
+    torch.addmv(c.to("ocl"), a.to("ocl"), v.to("ocl"), beta=0, out=dbuf[::2])
+    torch.addmv(c, a, v, beta=0, out=buf[::2])
+    compare(dbuf, buf)
+    out = torch.empty(0, dtype=dtype, device="ocl")
+    torch.addmv(c.to("ocl"), a.to("ocl"), v.to("ocl"), out=out)
+    compare(out, torch.addmv(c, a, v))
+    a0, v0 = torch.empty(4, 0, dtype=dtype), torch.empty(0, dtype=dtype)
+    compare(torch.addmv(c.to("ocl"), a0.to("ocl"), v0.to("ocl"), beta=3), torch.addmv(c, a0, v0, beta=3))
+    nan_c = torch.full((4,), NAN, dtype=dtype)
+    compare(torch.addmv(nan_c.to("ocl"), a0.to("ocl"), v0.to("ocl"), beta=0), torch.addmv(nan_c, a0, v0, beta=0))
+
+
+def test_mv_backward(strict):
+    c, a, v = make(torch.float64, (5,), 18), make(torch.float64, (5, 3), 19), make(torch.float64, (3,), 20)
+    dev = [t.to("ocl").requires_grad_() for t in (c, a, v)]
+    cpu = [t.clone().requires_grad_() for t in (c, a, v)]
+    g = make(torch.float64, (5,), 21)
+    torch.addmv(*dev, beta=0.5, alpha=2).backward(g.to("ocl"))
+    torch.addmv(*cpu, beta=0.5, alpha=2).backward(g)
+    for d, h in zip(dev, cpu):
+        compare(d.grad, h.grad)
+
+
+def test_mv_errors_match_cpu(strict):
+    same_error(torch.mv, torch.ones(3, 4), torch.ones(5))
+    same_error(torch.mv, torch.ones(3, 4, 2), torch.ones(2))
+    same_error(torch.addmv, torch.ones(2), torch.ones(3, 4), torch.ones(4))
+    same_error(torch.mv, torch.ones(3, 4), torch.ones(4, dtype=torch.float64))
+    same_error(torch.addmv, torch.ones(3, dtype=torch.float64), torch.ones(3, 4), torch.ones(4))
+
+
+# baddbmm / addbmm / bmm.out -------------------------------------------------------------------------
+
+BATCH_LAYOUTS = ["contig", "T", "step", "expanded"]
+
+
+def batch_operand(x, kind):
+    if kind == "expanded":  # one matrix shared by every batch (stride 0)
+        return x[:1].to("ocl").expand_as(x)
+    return layout(x, kind)
+
+
+def batch_cpu(x, kind):
+    return x[:1].expand_as(x) if kind == "expanded" else x
+
+
+@pytest.mark.parametrize("lb", BATCH_LAYOUTS)
+@pytest.mark.parametrize("la", BATCH_LAYOUTS)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=dname)
+def test_baddbmm_layouts(strict, dtype, la, lb):
+    c, a, b = make(dtype, (3, 4, 6), 22), make(dtype, (3, 4, 5), 23), make(dtype, (3, 5, 6), 24)
+    expected = torch.baddbmm(c, batch_cpu(a, la), batch_cpu(b, lb), beta=0.5, alpha=2)
+    compare(torch.baddbmm(c.to("ocl"), batch_operand(a, la), batch_operand(b, lb), beta=0.5, alpha=2), expected)
+    expected = torch.addbmm(c[0], batch_cpu(a, la), batch_cpu(b, lb), beta=0.5, alpha=2)
+    compare(torch.addbmm(c[0].to("ocl"), batch_operand(a, la), batch_operand(b, lb), beta=0.5, alpha=2), expected)
+
+
+@pytest.mark.parametrize("fn", [torch.baddbmm, torch.addbmm], ids=["baddbmm", "addbmm"])
+@pytest.mark.parametrize(
+    "beta,alpha,nan_in_self", [(1, 1, False), (0, 1, True), (0, 0, True), (1, 0, False), (-2, 0.5, False)], ids=str
+)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16], ids=dname)
+def test_baddbmm_addbmm_beta_alpha(strict, fn, dtype, beta, alpha, nan_in_self):
+    a, b = make(dtype, (4, 3, 7), 25), make(dtype, (4, 7, 5), 26)
+    shape = (4, 3, 5) if fn is torch.baddbmm else (3, 5)
+    for self_shape in (shape, (5,), ()):  # broadcast self
+        c = make(dtype, self_shape, 27)
+        if nan_in_self:
+            c.fill_(NAN)
+        compare(fn(c.to("ocl"), a.to("ocl"), b.to("ocl"), beta=beta, alpha=alpha),
+                fn(c, a, b, beta=beta, alpha=alpha))
+
+
+@pytest.mark.parametrize("fn", [torch.baddbmm, torch.addbmm], ids=["baddbmm", "addbmm"])
+@pytest.mark.parametrize("bmkn", [(0, 3, 4, 5), (2, 0, 4, 5), (2, 3, 0, 5), (2, 3, 4, 0), (1, 1, 1, 1)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_baddbmm_addbmm_empty_and_k0(strict, fn, bmkn):
+    bs, m, k, n = bmkn
+    a, b = make(torch.float32, (bs, m, k), 28), make(torch.float32, (bs, k, n), 29)
+    c = make(torch.float32, (bs, m, n) if fn is torch.baddbmm else (m, n), 30)
+    compare(fn(c.to("ocl"), a.to("ocl"), b.to("ocl"), beta=2), fn(c, a, b, beta=2))
+    c.fill_(NAN)
+    compare(fn(c.to("ocl"), a.to("ocl"), b.to("ocl"), beta=0), fn(c, a, b, beta=0))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=dname)
+def test_baddbmm_addbmm_inplace_and_out(strict, dtype):
+    c, a, b = make(dtype, (2, 3, 4), 31), make(dtype, (2, 3, 5), 32), make(dtype, (2, 5, 4), 33)
+    dc = c.to("ocl")
+    assert dc.baddbmm_(a.to("ocl"), b.to("ocl"), beta=0.5) is dc
+    compare(dc, c.clone().baddbmm_(a, b, beta=0.5))
+    c2 = c[0].clone()
+    dc2 = c2.to("ocl")
+    assert dc2.addbmm_(a.to("ocl"), b.to("ocl"), alpha=3) is dc2
+    compare(dc2, c2.clone().addbmm_(a, b, alpha=3))
+    # transposed in-place self
+    ct = make(dtype, (4, 3), 34)
+    dct = ct.to("ocl")
+    dct.t().addbmm_(a.to("ocl"), b.to("ocl"))
+    ct.t().addbmm_(a, b)
+    compare(dct, ct)
+    for fn, self_ in ((torch.baddbmm, c), (torch.addbmm, c[0])):
+        out = torch.empty(0, dtype=dtype, device="ocl")
+        fn(self_.to("ocl"), a.to("ocl"), b.to("ocl"), out=out)
+        compare(out, fn(self_, a, b))
+
+
+def test_bmm_out_strided(strict):
+    a, b = make(torch.float32, (3, 4, 5), 35), make(torch.float32, (3, 5, 6), 36)
+    out = torch.full((3, 6, 4), NAN, device="ocl").transpose(1, 2)  # column-major matrices
+    ret = torch.bmm(a.to("ocl"), b.to("ocl"), out=out)
+    assert ret is out and out.stride() == (24, 1, 4)
+    compare(out, torch.bmm(a, b))
+    out = torch.full((6, 3, 4), NAN, device="ocl").transpose(0, 1)[:, ::2]  # not row-major: copied back
+    expected = torch.full((6, 3, 4), NAN).transpose(0, 1)[:, ::2]
+    torch.bmm(a[:, :3].to("ocl"), b[:, :, :4].to("ocl"), out=out)
+    torch.bmm(a[:, :3], b[:, :, :4], out=expected)
+    compare(out, expected)
+
+
+def test_baddbmm_addbmm_backward(strict):
+    c, a, b = make(torch.float64, (2, 3, 4), 37), make(torch.float64, (2, 3, 5), 38), make(torch.float64, (2, 5, 4), 39)
+    for fn, self_ in ((torch.baddbmm, c), (torch.addbmm, c[0])):
+        dev = [t.to("ocl").requires_grad_() for t in (self_, a, b)]
+        cpu = [t.clone().requires_grad_() for t in (self_, a, b)]
+        fn(*dev, beta=0.5, alpha=2).sum().backward()
+        fn(*cpu, beta=0.5, alpha=2).sum().backward()
+        for d, h in zip(dev, cpu):
+            compare(d.grad, h.grad)
+
+
+def test_baddbmm_addbmm_errors_match_cpu(strict):
+    for fn in (torch.baddbmm, torch.addbmm):
+        self_ = torch.ones(2, 3, 4) if fn is torch.baddbmm else torch.ones(3, 4)
+        same_error(fn, self_, torch.ones(2, 3, 5), torch.ones(2, 6, 4))  # k mismatch
+        same_error(fn, self_, torch.ones(2, 3, 5), torch.ones(3, 5, 4))  # batch mismatch
+        same_error(fn, self_, torch.ones(3, 5), torch.ones(2, 5, 4))  # not 3-d
+        same_error(fn, torch.ones(7, 7), torch.ones(2, 3, 5), torch.ones(2, 5, 4))  # self shape
+        f64 = torch.float64
+        same_error(fn, self_, torch.ones(2, 3, 5), torch.ones(2, 5, 4, dtype=f64))
+        same_error(fn, self_, torch.ones(2, 3, 5, dtype=f64), torch.ones(2, 5, 4))
+        same_error(fn, self_.double(), torch.ones(2, 3, 5), torch.ones(2, 5, 4))
+
+
+# float16 / bfloat16 mm, addmm, bmm ------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=dname)
+@pytest.mark.parametrize("kind", ["contig", "T", "step"])
+def test_half_mm_addmm_bmm(strict, dtype, kind):
+    a, b = make(dtype, (9, 17), 40), make(dtype, (17, 6), 41)
+    compare(torch.mm(layout(a, kind), b.to("ocl")), torch.mm(a, b))
+    c = make(dtype, (6,), 42)
+    compare(torch.addmm(c.to("ocl"), a.to("ocl"), layout(b, kind), beta=0.5, alpha=2),
+            torch.addmm(c, a, b, beta=0.5, alpha=2))
+    nan_c = torch.full((9, 6), NAN, dtype=dtype)
+    compare(torch.addmm(nan_c.to("ocl"), a.to("ocl"), b.to("ocl"), beta=0), torch.addmm(nan_c, a, b, beta=0))
+    ba, bb = make(dtype, (3, 9, 17), 43), make(dtype, (3, 17, 6), 44)
+    compare(torch.bmm(layout(ba, kind), bb.to("ocl")), torch.bmm(ba, bb))
+    compare(torch.mm(a[:, :0].to("ocl"), b[:0].to("ocl")), torch.mm(a[:, :0], b[:0]))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=dname)
+def test_half_linear_backward(strict, dtype):
+    x, w, bias = make(dtype, (8, 5), 45), make(dtype, (3, 5), 46), make(dtype, (3,), 47)
+    dev = [t.to("ocl").requires_grad_() for t in (x, w, bias)]
+    cpu = [t.clone().requires_grad_() for t in (x, w, bias)]
+    torch.nn.functional.linear(*dev).sum().backward()
+    torch.nn.functional.linear(*cpu).sum().backward()
+    for d, h in zip(dev, cpu):
+        compare(d.grad, h.grad)
+
+
+# skinny products (N <= 16 or M <= 16 with >= 64 rows: kernels/blas_small.cl on CPU devices) -------
+
+@pytest.mark.parametrize("kind", ["contig", "T", "step"])
+@pytest.mark.parametrize("mkn", [(100, 3, 1), (100, 13, 5), (130, 300, 8), (64, 9, 16), (70, 17, 12),
+                                 (5, 300, 100), (16, 8, 64), (300, 64, 17)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=dname)
+def test_skinny_mm_addmm(strict, dtype, mkn, kind):
+    m, k, n = mkn
+    a, b = make(dtype, (m, k), 50), make(dtype, (k, n), 51)
+    compare(torch.mm(layout(a, kind), b.to("ocl")), a @ b)
+    compare(torch.mm(a.to("ocl"), layout(b, kind)), a @ b)
+    c = make(dtype, (n,), 52)
+    compare(torch.addmm(c.to("ocl"), layout(a, kind), b.to("ocl"), beta=0.5, alpha=-2),
+            torch.addmm(c, a, b, beta=0.5, alpha=-2))
+    nan_c = torch.full((m, n), NAN, dtype=dtype)
+    compare(torch.addmm(nan_c.to("ocl"), a.to("ocl"), layout(b, kind), beta=0),
+            torch.addmm(nan_c, a, b, beta=0))
+    out = torch.full((n, m), NAN, dtype=dtype, device="ocl").t()  # column-major out
+    torch.mm(layout(a, kind), b.to("ocl"), out=out)
+    compare(out, a @ b)
