@@ -134,7 +134,7 @@ Tensor median_all_impl(const Tensor& self, bool ignore_nan) {
   Tensor indices = at::empty({1}, self.options().dtype(at::kLong));
   SortScratch s = sort_slices(flat, 0, /*descending=*/false, flat.numel());
   pick_sorted(values, indices, flat, 0, s, ignore_nan ? Pick::NanMedian : Pick::Median, 0);
-  return values.view({});
+  return values.squeeze(0);
 }
 Tensor median_all(const Tensor& self) { return median_all_impl(self, false); }
 Tensor nanmedian_all(const Tensor& self) { return median_all_impl(self, true); }
