@@ -156,8 +156,8 @@ inline ulong sort_key(CT v) {
 #endif
 }
 
-// Scratch of `rows` slices of stride P from the input's slices (length n,
-// element stride is).
+// Scratch of `rows` slices of stride P from the input's slices (operand 1;
+// length n, element stride is).
 __kernel void sort_encode(Indexer ix, long rows, long n, long P, long is, long descending,
                           __global char* ib, ulong io, __global char* kb, ulong ko, __global char* xb, ulong xo) {
   __global const ST* in = PTR(ST, ib, io);
@@ -168,7 +168,7 @@ __kernel void sort_encode(Indexer ix, long rows, long n, long P, long is, long d
     if (j < n) {
       long off[MAX_OPERANDS];
       indexer_offsets(&ix, r, off);
-      const ulong key = sort_key(LOAD(in, off[0] + j * is));
+      const ulong key = sort_key(LOAD(in, off[1] + j * is));
       keys[g] = descending ? ~key : key;
       idx[g] = j;
     } else {

@@ -76,13 +76,15 @@ void sort_network(c10::DeviceIndex device, const SortScratch& s, int64_t seg, si
 
 }  // namespace
 
-SortScratch sort_slices(const at::Tensor& self, int64_t dim, bool descending, int64_t limit) {
+SortScratch sort_slices(const at::Tensor& values, const at::Tensor& indices, const at::Tensor& self, int64_t dim,
+                        bool descending, int64_t limit) {
   const auto device = self.device().index();
   const c10::ScalarType dtype = self.scalar_type();
   check_dtype_supported(dtype, device);
   const int64_t n = self.size(dim);
-  const Slices sl = slices_along({self}, {dim});
   SortScratch s;
+  s.sl = slices_along({values, self, indices}, {dim});
+  const Slices& sl = s.sl;
   s.rows = sl.count;
   s.P = next_pow2(n);
   const auto opts = self.options().dtype(at::kLong);
@@ -91,7 +93,7 @@ SortScratch sort_slices(const at::Tensor& self, int64_t dim, bool descending, in
   {
     Launch l(device, "sort", typed_preamble(dtype), "sort_encode");
     l.value(sl.ix).value<int64_t>(s.rows).value<int64_t>(n).value<int64_t>(s.P).value<int64_t>(self.stride(dim))
-        .value<int64_t>(descending ? 1 : 0).device_pointer(sl.base[0]).tensor(s.keys).tensor(s.indices);
+        .value<int64_t>(descending ? 1 : 0).device_pointer(sl.base[1]).tensor(s.keys).tensor(s.indices);
     l.run(static_cast<size_t>(s.rows * s.P));
   }
   const size_t L = block_local(device);
@@ -101,6 +103,7 @@ SortScratch sort_slices(const at::Tensor& self, int64_t dim, bool descending, in
   while (s.P > C && kk <= C / 4) {
     sort_network(device, s, C, L);
     SortScratch t;
+    t.sl = s.sl;
     t.rows = s.rows;
     t.P = next_pow2((s.P / C) * kk);
     t.keys = at::empty({t.rows * t.P}, opts);
@@ -119,7 +122,7 @@ void write_sorted(const at::Tensor& values, const at::Tensor& indices, const at:
                   const SortScratch& s, int64_t count) {
   if (count == 0 || s.rows == 0) return;
   const auto device = self.device().index();
-  const Slices sl = slices_along({values, self, indices}, {dim});
+  const Slices& sl = s.sl;
   Launch l(device, "sort", typed_preamble(self.scalar_type()), "sort_write");
   l.value(sl.ix).value<int64_t>(s.rows).value<int64_t>(count).value<int64_t>(s.P).value<int64_t>(values.stride(dim))
       .value<int64_t>(self.stride(dim)).value<int64_t>(indices.stride(dim)).device_pointer(sl.base[0])
@@ -130,7 +133,7 @@ void write_sorted(const at::Tensor& values, const at::Tensor& indices, const at:
 void pick_sorted(const at::Tensor& values, const at::Tensor& indices, const at::Tensor& self, int64_t dim,
                  const SortScratch& s, Pick what, int64_t pos) {
   const auto device = self.device().index();
-  const Slices sl = slices_along({values, self, indices}, {dim});
+  const Slices& sl = s.sl;
   const int64_t n = self.size(dim);
   const bool mode = what == Pick::Mode;
   Launch l(device, "sort", typed_preamble(self.scalar_type()), mode ? "sort_mode" : "sort_pick");

@@ -6,6 +6,8 @@
 
 #include <ATen/core/Tensor.h>
 
+#include "kernels/dim_slices.h"
+
 namespace torch_ocl {
 
 struct SortScratch {
@@ -13,14 +15,17 @@ struct SortScratch {
   at::Tensor indices;  // rows * P original indices along the dim
   int64_t rows = 0;    // number of slices
   int64_t P = 0;       // slice stride in the scratch (a power of two)
+  Slices sl;           // slice r of (values, self, indices): one order for every pass
 };
 
 // Sorts every slice of `self` (at least one element, at least 1-d) along
-// `dim`, ascending or descending, stably (ties keep their order; NaN is
+// `dim` (slices numbered as TensorIterator orders them over the outputs
+// `values` / `indices`, which the later write_sorted / pick_sorted fill), ascending or descending, stably (ties keep their order; NaN is
 // larger than everything, -0.0 equals 0.0). Only the first `limit` entries of
 // each slice are guaranteed sorted (topk / kthvalue with a small k take
 // selection rounds instead of a full sort).
-SortScratch sort_slices(const at::Tensor& self, int64_t dim, bool descending, int64_t limit);
+SortScratch sort_slices(const at::Tensor& values, const at::Tensor& indices, const at::Tensor& self, int64_t dim,
+                        bool descending, int64_t limit);
 
 // values / indices (size `count` along dim; any strides) = the first `count`
 // sorted entries of each slice of self.

@@ -18,6 +18,7 @@
 #include <ATen/native/Resize.h>
 #include <ATen/native/Sorting.h>
 #include <ATen/native/SortingUtils.h>
+#include <ATen/ops/full.h>
 #include <ATen/ops/sort_native.h>
 #include <ATen/ops/topk_meta.h>
 #include <torch/library.h>
@@ -34,7 +35,7 @@ void sort_kernel(const at::TensorBase& self_, const at::TensorBase& values_, con
                  int64_t dim, bool descending, bool /*stable: always stable*/) {
   const Tensor self(self_), values(values_), indices(indices_);
   if (self.numel() == 0) return;
-  SortScratch s = sort_slices(self, dim, descending, self.size(dim));
+  SortScratch s = sort_slices(values, indices, self, dim, descending, self.size(dim));
   write_sorted(values, indices, self, dim, s, self.size(dim));
 }
 
@@ -54,7 +55,7 @@ void topk_impl(at::impl::MetaBase&, const Tensor& values, const Tensor& indices,
     return;
   }
   if (k == 0 || self.numel() == 0) return;
-  SortScratch s = sort_slices(self, dim, largest, k);
+  SortScratch s = sort_slices(values, indices, self, dim, largest, k);
   write_sorted(values, indices, self, dim, s, k);
 }
 
@@ -70,9 +71,9 @@ Kept kept(const Tensor& values, const Tensor& indices, const Tensor& self, int64
 std::tuple<Tensor&, Tensor&> kthvalue_out(const Tensor& self, int64_t k, int64_t dim_, bool keepdim, Tensor& values,
                                           Tensor& indices) {
   const int64_t dim = at::maybe_wrap_dim(dim_, self.dim(), /*wrap_scalar=*/true);
-  TORCH_CHECK(self.numel() > 0, "cannot perform reduction function kthvalue",
-              " on tensor with no elements because the operation does not have an identity");
-  TORCH_CHECK(k > 0 && k <= (self.dim() > 0 ? self.size(dim) : 1), "selected index k out of range");
+  const int64_t slicesize = self.dim() == 0 ? 1 : self.size(dim);
+  at::native::zero_numel_check_dims(self, dim, "kthvalue()");
+  TORCH_CHECK(k >= 1 && k <= slicesize, "kthvalue(): selected number k out of range for dimension ", dim);
   at::assert_no_overlap(self, values);
   at::native::_reduction_with_indices_allocate_or_resize_output(values, indices, self, dim_, keepdim);
   if (self.dim() == 0 && self.numel() == 1) {
@@ -81,8 +82,10 @@ std::tuple<Tensor&, Tensor&> kthvalue_out(const Tensor& self, int64_t k, int64_t
     return std::forward_as_tuple(values, indices);
   }
   AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, self.scalar_type(), "kthvalue_cpu", [] {});
-  SortScratch s = sort_slices(self, dim, /*descending=*/false, k);
-  pick_sorted(values, indices, self, dim, s, Pick::Position, k - 1);
+  if (self.numel() > 0) {
+    SortScratch s = sort_slices(values, indices, self, dim, /*descending=*/false, k);
+    pick_sorted(values, indices, self, dim, s, Pick::Position, k - 1);
+  }
   if (!keepdim) {
     values.squeeze_(dim);
     indices.squeeze_(dim);
@@ -94,8 +97,7 @@ std::tuple<Tensor&, Tensor&> median_dim_impl(const Tensor& self, int64_t dim_, b
                                              Tensor& indices, bool ignore_nan) {
   const int64_t dim = at::maybe_wrap_dim(dim_, self.dim());
   const int64_t size = self.dim() > 0 ? self.size(dim) : 1;
-  TORCH_CHECK(size > 0, "median() cannot compute median for a dimension of size 0 because ",
-              "the operation does not have an identity");
+  at::native::zero_numel_check_dims(self, dim, "median()");
   at::checkDeviceType("median", {values, indices}, self.device().type());
   at::checkScalarType("median", {indices, "indices", 1}, at::kLong);
   at::checkSameType("median", {values, "values", 0}, {self, "self", 2});
@@ -112,7 +114,7 @@ std::tuple<Tensor&, Tensor&> median_dim_impl(const Tensor& self, int64_t dim_, b
   const Kept o = kept(values, indices, in, dim, keepdim || self.dim() == 0);
   const Tensor ov = self.dim() == 0 ? values.unsqueeze(0) : o.values;
   const Tensor oi = self.dim() == 0 ? indices.unsqueeze(0) : o.indices;
-  SortScratch s = sort_slices(in, dim, /*descending=*/false, size);
+  SortScratch s = sort_slices(ov, oi, in, dim, /*descending=*/false, size);
   pick_sorted(ov, oi, in, dim, s, ignore_nan ? Pick::NanMedian : Pick::Median, 0);
   return std::forward_as_tuple(values, indices);
 }
@@ -127,12 +129,13 @@ std::tuple<Tensor&, Tensor&> nanmedian_out(const Tensor& self, int64_t dim, bool
 }
 
 Tensor median_all_impl(const Tensor& self, bool ignore_nan) {
-  TORCH_CHECK(self.numel() > 0, "median() operation does not have an identity for empty input tensor");
   AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, self.scalar_type(), "median_cpu", [] {});
+  if (self.numel() == 0)  // NaN in the dtype, as the CPU (a constant made on the host)
+    return at::full({}, std::numeric_limits<double>::quiet_NaN(), at::kDouble).to(self.scalar_type()).to(self.device());
   const Tensor flat = self.reshape({-1});
   Tensor values = at::empty({1}, self.options());
   Tensor indices = at::empty({1}, self.options().dtype(at::kLong));
-  SortScratch s = sort_slices(flat, 0, /*descending=*/false, flat.numel());
+  SortScratch s = sort_slices(values, indices, flat, 0, /*descending=*/false, flat.numel());
   pick_sorted(values, indices, flat, 0, s, ignore_nan ? Pick::NanMedian : Pick::Median, 0);
   return values.squeeze(0);
 }
@@ -161,7 +164,7 @@ std::tuple<Tensor&, Tensor&> mode_out(const Tensor& self, int64_t dim_, bool kee
   }
   AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, self.scalar_type(), "mode_cpu", [] {});
   at::native::_reduction_with_indices_allocate_or_resize_output(values, indices, self, dim, true);
-  SortScratch s = sort_slices(self, dim, /*descending=*/false, self.size(dim));
+  SortScratch s = sort_slices(values, indices, self, dim, /*descending=*/false, self.size(dim));
   pick_sorted(values, indices, self, dim, s, Pick::Mode, 0);
   if (!keepdim) {
     values.squeeze_(dim);
