@@ -29,6 +29,11 @@ std::string typed_preamble(c10::ScalarType t) {
 // The dtype-free network program.
 const std::string kNetwork = "#define SORT_NETWORK 1\n";
 
+// Work items of the per-element kernels (grid-stride loops): every item
+// copies the Indexer argument, so a grid far larger than the device can run
+// at once only costs.
+size_t grid(int64_t n) { return static_cast<size_t>(std::min<int64_t>(n, int64_t{1} << 18)); }
+
 int64_t next_pow2(int64_t n) {
   int64_t p = 1;
   while (p < n) p <<= 1;
@@ -68,7 +73,7 @@ void sort_network(c10::DeviceIndex device, const SortScratch& s, int64_t seg, si
     for (int64_t j = k / 2; j >= C; j >>= 1) {
       Launch g(device, "sort", kNetwork, "sort_merge_global");
       g.tensor(s.keys).tensor(s.indices).value(total).value(seg).value(k).value(j);
-      g.run(static_cast<size_t>(total / 2));
+      g.run(grid(total / 2));
     }
     run_block(device, "sort_merge_block", s, seg, k, L);
   }
@@ -94,7 +99,7 @@ SortScratch sort_slices(const at::Tensor& values, const at::Tensor& indices, con
     Launch l(device, "sort", typed_preamble(dtype), "sort_encode");
     l.value(sl.ix).value<int64_t>(s.rows).value<int64_t>(n).value<int64_t>(s.P).value<int64_t>(self.stride(dim))
         .value<int64_t>(descending ? 1 : 0).device_pointer(sl.base[1]).tensor(s.keys).tensor(s.indices);
-    l.run(static_cast<size_t>(s.rows * s.P));
+    l.run(grid(s.rows * s.P));
   }
   const size_t L = block_local(device);
   const int64_t C = 2 * static_cast<int64_t>(L);
@@ -111,7 +116,7 @@ SortScratch sort_slices(const at::Tensor& values, const at::Tensor& indices, con
     Launch c(device, "sort", kNetwork, "sort_compact");
     c.tensor(s.keys).tensor(s.indices).tensor(t.keys).tensor(t.indices).value<int64_t>(s.rows).value<int64_t>(s.P)
         .value<int64_t>(t.P).value<int64_t>(C).value<int64_t>(kk);
-    c.run(static_cast<size_t>(t.rows * t.P));
+    c.run(grid(t.rows * t.P));
     s = std::move(t);
   }
   sort_network(device, s, s.P, L);
@@ -127,7 +132,7 @@ void write_sorted(const at::Tensor& values, const at::Tensor& indices, const at:
   l.value(sl.ix).value<int64_t>(s.rows).value<int64_t>(count).value<int64_t>(s.P).value<int64_t>(values.stride(dim))
       .value<int64_t>(self.stride(dim)).value<int64_t>(indices.stride(dim)).device_pointer(sl.base[0])
       .device_pointer(sl.base[1]).device_pointer(sl.base[2]).tensor(s.indices);
-  l.run(static_cast<size_t>(s.rows * count));
+  l.run(grid(s.rows * count));
 }
 
 void pick_sorted(const at::Tensor& values, const at::Tensor& indices, const at::Tensor& self, int64_t dim,
