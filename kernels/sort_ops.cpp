@@ -163,7 +163,7 @@ std::tuple<Tensor&, Tensor&> mode_out(const Tensor& self, int64_t dim_, bool kee
     return std::forward_as_tuple(values, indices);
   }
   AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, self.scalar_type(), "mode_cpu", [] {});
-  at::native::_reduction_with_indices_allocate_or_resize_output(values, indices, self, dim, true);
+  at::native::_reduction_with_indices_allocate_or_resize_output(values, indices, self, dim, keepdim);
   SortScratch s = sort_slices(values, indices, self, dim, /*descending=*/false, self.size(dim));
   pick_sorted(values, indices, self, dim, s, Pick::Mode, 0);
   if (!keepdim) {

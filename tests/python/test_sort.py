@@ -295,6 +295,25 @@ def test_mode(strict, dtype):
     assert torch.equal(torch.tensor(3).to(OCL).mode()[0].cpu(), torch.tensor(3).mode()[0])
 
 
+def test_selection_out_variants(strict, recwarn):
+    x = torch.randn(4, 6)
+    for name, f in [("kthvalue", lambda t, **o: torch.kthvalue(t, 2, 0, **o)),
+                    ("mode", lambda t, **o: torch.mode(t, 0, **o)),
+                    ("median", lambda t, **o: torch.median(t, 0, **o)),
+                    ("nanmedian", lambda t, **o: torch.nanmedian(t, 1, True, **o)),
+                    ("topk", lambda t, **o: torch.topk(t, 3, **o)),
+                    ("sort", lambda t, **o: torch.sort(t, 1, True, **o))]:
+        cv, ci = f(x)
+        v = torch.empty(cv.shape, device=OCL)
+        i = torch.empty(ci.shape, dtype=torch.long, device=OCL)
+        ov, oi = f(x.to(OCL), out=(v, i))
+        assert ov is v and oi is i, name
+        assert_close(v.cpu(), cv, rtol=0, atol=0)
+        assert i.shape == ci.shape
+    # correctly shaped outputs are never resized (no deprecation warning)
+    assert not [w for w in recwarn.list if "resized" in str(w.message)]
+
+
 def test_quantile(strict):
     x = torch.randn(7, 33, dtype=torch.float64)
     x[2, 4] = NAN
