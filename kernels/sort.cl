@@ -11,7 +11,7 @@
 //
 // Built twice: without ST (the dtype-free network: sort_block, sort_merge_*,
 // sort_compact) and with a dtype preamble (sort_encode, sort_write,
-// sort_pick, sort_mode). The launcher defines KEY_KIND (0 float, 1 double,
+// sort_pick, sort_mode, sort_encode_select). The launcher defines KEY_KIND (0 float, 1 double,
 // 2 signed integer, 3 unsigned integer / bool) and RAW (the unsigned type of
 // the dtype's size: values are moved as bits) with the dtype.
 
@@ -174,6 +174,47 @@ __kernel void sort_encode(Indexer ix, long rows, long n, long P, long is, long d
     } else {
       keys[g] = PAD_KEY;
       idx[g] = PAD_IDX;
+    }
+  }
+}
+
+// topk / kthvalue with kk <= SEL_MAX: the encode fused with a first
+// selection round. Item (r, c) keeps the kk smallest pairs of chunk c of
+// slice r (insertion into a sorted private list: for most elements one
+// comparison) and writes them, sorted, to [r * P2 + c * kk, + kk); the
+// launcher has filled the rest of the scratch with padding.
+#define SEL_MAX 128
+__kernel void sort_encode_select(Indexer ix, long rows, long n, long is, long descending, long chunk, long nchunks,
+                                 long kk, long P2, __global char* ib, ulong io, __global char* kb, ulong ko,
+                                 __global char* xb, ulong xo) {
+  __global const ST* in = PTR(ST, ib, io);
+  __global ulong* keys = PTR(ulong, kb, ko);
+  __global long* idx = PTR(long, xb, xo);
+  GRID_LOOP(w, rows * nchunks) {
+    const long r = w / nchunks, c = w - r * nchunks;
+    long off[MAX_OPERANDS];
+    indexer_offsets(&ix, r, off);
+    ulong bk[SEL_MAX];
+    long bi[SEL_MAX];
+    long cnt = 0;
+    const long j1 = min(n, (c + 1) * chunk);
+    for (long j = c * chunk; j < j1; ++j) {
+      const ulong k0 = sort_key(LOAD(in, off[1] + j * is));
+      const ulong key = descending ? ~k0 : k0;
+      if (cnt == kk && !pair_after(bk[kk - 1], bi[kk - 1], key, j)) continue;
+      long p = cnt < kk ? cnt++ : kk - 1;
+      while (p > 0 && pair_after(bk[p - 1], bi[p - 1], key, j)) {
+        bk[p] = bk[p - 1];
+        bi[p] = bi[p - 1];
+        --p;
+      }
+      bk[p] = key;
+      bi[p] = j;
+    }
+    const long base = r * P2 + c * kk;
+    for (long t = 0; t < cnt; ++t) {
+      keys[base + t] = bk[t];
+      idx[base + t] = bi[t];
     }
   }
 }

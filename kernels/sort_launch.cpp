@@ -1,7 +1,9 @@
 #include "kernels/sort_launch.h"
 
 #include <ATen/ops/empty.h>
+#include <ATen/ops/full.h>
 
+#include <limits>
 #include <string>
 
 #include "backend/kernel_launch.h"
@@ -26,6 +28,10 @@ std::string typed_preamble(c10::ScalarType t) {
   return dtype_preamble(t) + "#define KEY_KIND " + std::to_string(key_kind(t)) + "\n#define RAW " +
          cl_type(bits_dtype(t)).storage + "\n";
 }
+// sort_encode_select: SEL_MAX in kernels/sort.cl, and the chunk one item
+// scans (a reduction to kk / chunk of the input, at most 1/8).
+constexpr int64_t kSelectMax = 128;
+int64_t select_chunk(int64_t kk) { return kk <= 32 ? 256 : 1024; }
 // The dtype-free network program.
 const std::string kNetwork = "#define SORT_NETWORK 1\n";
 
@@ -93,9 +99,22 @@ SortScratch sort_slices(const at::Tensor& values, const at::Tensor& indices, con
   s.rows = sl.count;
   s.P = next_pow2(n);
   const auto opts = self.options().dtype(at::kLong);
-  s.keys = at::empty({s.rows * s.P}, opts);
-  s.indices = at::empty({s.rows * s.P}, opts);
-  {
+  const int64_t kk = std::min(limit, n);
+  const int64_t chunk = select_chunk(kk);
+  if (kk <= kSelectMax && n >= 2 * chunk) {
+    // Fused encode + first selection round: kk candidates per chunk.
+    const int64_t nchunks = (n + chunk - 1) / chunk;
+    s.P = next_pow2(nchunks * kk);
+    s.keys = at::full({s.rows * s.P}, -1, opts);  // PAD_KEY
+    s.indices = at::full({s.rows * s.P}, std::numeric_limits<int64_t>::max(), opts);  // PAD_IDX
+    Launch l(device, "sort", typed_preamble(dtype), "sort_encode_select");
+    l.value(sl.ix).value<int64_t>(s.rows).value<int64_t>(n).value<int64_t>(self.stride(dim))
+        .value<int64_t>(descending ? 1 : 0).value<int64_t>(chunk).value<int64_t>(nchunks).value<int64_t>(kk)
+        .value<int64_t>(s.P).device_pointer(sl.base[1]).tensor(s.keys).tensor(s.indices);
+    l.run(grid(s.rows * nchunks));
+  } else {
+    s.keys = at::empty({s.rows * s.P}, opts);
+    s.indices = at::empty({s.rows * s.P}, opts);
     Launch l(device, "sort", typed_preamble(dtype), "sort_encode");
     l.value(sl.ix).value<int64_t>(s.rows).value<int64_t>(n).value<int64_t>(s.P).value<int64_t>(self.stride(dim))
         .value<int64_t>(descending ? 1 : 0).device_pointer(sl.base[1]).tensor(s.keys).tensor(s.indices);
@@ -104,7 +123,6 @@ SortScratch sort_slices(const at::Tensor& values, const at::Tensor& indices, con
   const size_t L = block_local(device);
   const int64_t C = 2 * static_cast<int64_t>(L);
   // Selection rounds: sort blocks of C, keep the first `limit` of each.
-  const int64_t kk = std::min(limit, n);
   while (s.P > C && kk <= C / 4) {
     sort_network(device, s, C, L);
     SortScratch t;

@@ -159,6 +159,24 @@ def test_topk_large(strict, k):
         check_sorted(x, ov, oi, cv, ci, 0, exact_indices=False)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int64, torch.uint8], ids=dname)
+def test_topk_kthvalue_small_k_long_rows(strict, dtype):
+    # k <= 128 of rows >= 512 / 2048: the fused encode + selection pass (sort_encode_select)
+    x = make((5, 3001), dtype, -20, 20)
+    if dtype.is_floating_point:
+        x = with_specials(x)
+    xt = x.t().contiguous().t()  # non-contiguous along the dim
+    for k in (1, 5, 32, 33, 128, 129):
+        for largest in (True, False):
+            ov, oi = xt.to(OCL).topk(k, dim=1, largest=largest)
+            cv, ci = x.topk(k, dim=1, largest=largest)
+            check_sorted(x, ov, oi, cv, ci, 1, exact_indices=False)
+        ov, oi = x.t().to(OCL).kthvalue(k, dim=0)
+        cv, _ = x.t().kthvalue(k, dim=0)
+        assert_close(ov.cpu(), cv, equal_nan=True, rtol=0, atol=0)
+        assert_close(x.t().gather(0, oi.cpu().unsqueeze(0)).squeeze(0), cv, equal_nan=True, rtol=0, atol=0)
+
+
 def test_topk_unsorted_and_non_contiguous(strict):
     x = torch.randn(40, 30).t()[:, ::2]
     ov, oi = x.to(OCL).topk(5, dim=0, sorted=False)
