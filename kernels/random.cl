@@ -239,6 +239,100 @@ __kernel void rng_randperm(long n, __global char* ob, ulong oo, ulong seed, ulon
   }
 }
 
+// multinomial with replacement: out[r * ns + s] = the first category k of
+// row r with cum[k] >= v * cum[last], v uniform in (0, 1] (so categories of
+// probability 0 are never drawn). cum: the rows' inclusive prefix sums
+// (type FT, contiguous, ncat per row); out: contiguous int64.
+__kernel void rng_multinomial(long n, __global char* cb, ulong co, long ncat, long ns, __global char* ob,
+                              ulong oo, ulong seed, ulong offset) {
+  __global const FT* cum = PTR(FT, cb, co);
+  __global long* out = PTR(long, ob, oo);
+  FOR_GROUP(g, n, VPB) {
+    FT us[VPB];
+    uniforms(rng_block(seed, offset, g), us);
+    for (int k = 0; k < VPB; ++k) {
+      const long i = ELEM(g, k);
+      if (i >= n) break;
+      __global const FT* row = cum + (i / ns) * ncat;
+      const FT target = ((FT)1 - us[k]) * row[ncat - 1];
+      long lo = 0, hi = ncat;
+      while (lo < hi) {
+        const long mid = lo + ((hi - lo) >> 1);
+        if (row[mid] < target) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo >= ncat) lo = ncat - 1;                     // rounding: the last category...
+      while (lo > 0 && row[lo] == row[lo - 1]) --lo;      // ...with a nonzero probability
+      out[i] = lo;
+    }
+  }
+}
+
+// poisson(rate): one element per element-thread, drawing as many uniforms as
+// it needs from its own Philox stream: counter (draw block j, offset,
+// element i, offset_hi ^ a domain bit), key seed. Rate >= 10: transformed
+// rejection (Hormann 1993, "The transformed rejection method for generating
+// Poisson random variables"); 0: 0; else multiplication of uniforms.
+// Computed in double where the device has it. Operands: 0 out, 1 rates.
+#ifdef RNG_POISSON
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double PT;
+inline PT pu(uint a, uint b) { return (double)((((ulong)b << 32) | a) >> 11) * 0x1p-53; }
+#else
+typedef float PT;
+inline PT pu(uint a, uint b) { return (float)(a >> 8) * 0x1p-24f; }
+#endif
+typedef struct { ulong seed; uint c1, c2, c3; uint j; uint4 r; int left; } PStream;
+inline PT next_u(PStream* st) {
+  if (st->left == 0) {
+    st->r = philox4x32_10((uint4)(st->j++, st->c1, st->c2, st->c3),
+                          (uint2)((uint)st->seed, (uint)(st->seed >> 32)));
+    st->left = 2;
+  }
+  st->left -= 1;
+  return st->left == 1 ? pu(st->r.x, st->r.y) : pu(st->r.z, st->r.w);
+}
+inline PT poisson_sample(PT lambda, PStream* st) {
+  if (lambda >= (PT)10) {
+    const PT slam = sqrt(lambda), loglam = log(lambda);
+    const PT b = (PT)0.931 + (PT)2.53 * slam;
+    const PT a = (PT)(-0.059) + (PT)0.02483 * b;
+    const PT invalpha = (PT)1.1239 + (PT)1.1328 / (b - (PT)3.4);
+    const PT vr = (PT)0.9277 - (PT)3.6224 / (b - (PT)2);
+    for (;;) {
+      const PT U = next_u(st) - (PT)0.5;
+      const PT V = next_u(st);
+      const PT us = (PT)0.5 - fabs(U);
+      const PT kf = floor(((PT)2 * a / us + b) * U + lambda + (PT)0.43);
+      if (us >= (PT)0.07 && V <= vr) return kf;
+      if (kf < 0 || (us < (PT)0.013 && V > us)) continue;
+      if (log(V) + log(invalpha) - log(a / (us * us) + b) <= -lambda + kf * loglam - lgamma(kf + (PT)1)) return kf;
+    }
+  }
+  if (lambda == (PT)0) return 0;
+  const PT enlam = exp(-lambda);
+  PT prod = 1, x = 0;
+  for (;;) {
+    prod *= next_u(st);
+    if (prod > enlam) x += 1;
+    else return x;
+  }
+}
+__kernel void rng_poisson(Indexer ix, long n, __global char* ob, ulong oo, __global char* ib, ulong io,
+                          ulong seed, ulong offset) {
+  __global ST* o = PTR(ST, ob, oo);
+  __global const ST* in = PTR(ST, ib, io);
+  GRID_LOOP(i, n) {
+    long off[MAX_OPERANDS];
+    indexer_offsets(&ix, i, off);
+    PStream st = {seed, (uint)offset, (uint)i, ((uint)((ulong)i >> 32)) ^ (uint)(offset >> 32) ^ 0x80000000u, 0,
+                  (uint4)(0), 0};
+    STORE(o, off[0], (CT)poisson_sample((PT)LOAD(in, off[1]), &st));
+  }
+}
+#endif  // RNG_POISSON
+
 #else  // BERNOULLI_TENSOR
 
 // bernoulli_(p tensor): operands 0 self, 1 p (dtype SRC_ST), p in [0, 1]
