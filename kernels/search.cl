@@ -77,7 +77,7 @@ __kernel void repeat_interleave_fill(__global const char* cb, ulong co, long nre
 #define LE_PRED(x) ((x) <= j)
     long pos;
     BOUND(pos, 0, nrep, AT_CUM, LE_PRED);
-    out[j] = (ST)pos;
+    STORE(out, j, (CT)pos);
   }
 }
 

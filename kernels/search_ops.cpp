@@ -173,6 +173,9 @@ Tensor& isin_scalar_tensor_out(const c10::Scalar& element, const Tensor& test_el
 // ---- repeat_interleave.Tensor ----
 
 Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size) {
+  TORCH_CHECK_NOT_IMPLEMENTED(repeats.scalar_type() == at::kLong || repeats.scalar_type() == at::kInt,
+                              "\"repeat_interleave_cpu\" not implemented for '", c10::toString(repeats.scalar_type()),
+                              "'");
   TORCH_CHECK(repeats.dim() == 1, "repeat_interleave only accept 1D vector as repeat");
   TORCH_CHECK(repeats.scalar_type() == at::kLong || repeats.scalar_type() == at::kInt,
               "repeats has to be Long or Int tensor");
@@ -279,6 +282,8 @@ void histogramdd_run(const Tensor& self, const OptTensor& weight, bool density, 
   hist.fill_(0);
   if (D == 0) return;
   const auto dtype = self.scalar_type();
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(dtype), "\"histogram_cpu\" not implemented for '",
+                              c10::toString(dtype), "'");
   const auto device = dev(self);
   const ScalarType acc = dtype == at::kDouble ? at::kDouble : at::kFloat;
   check_dtype_supported(dtype, device);
