@@ -33,6 +33,35 @@ inline uint4 rng_block(ulong seed, ulong offset, long g) {
                        (uint2)((uint)seed, (uint)(seed >> 32)));
 }
 
+// Eight consecutive element-threads g0 .. g0 + 7 at once, in vector
+// registers (the same bits as rng_block(seed, offset, g0 + j) in lane j): a
+// CPU device runs work items one after another, so SIMD has to come from
+// the vector types.
+typedef struct { uint8 x, y, z, w; } Philox8;
+inline Philox8 rng_block8(ulong seed, ulong offset, long g0) {
+  const long8 g = (long8)(g0) + (long8)(0, 1, 2, 3, 4, 5, 6, 7);
+  uint8 cx = (uint8)((uint)offset), cy = (uint8)((uint)(offset >> 32));
+  uint8 cz = convert_uint8(g), cw = convert_uint8(as_ulong8(g) >> 32);
+  uint kx = (uint)seed, ky = (uint)(seed >> 32);
+  for (int r = 0; r < 10; ++r) {
+    const ulong8 p0 = convert_ulong8(cx) * (ulong)PHILOX_M0, p1 = convert_ulong8(cz) * (ulong)PHILOX_M1;
+    const uint8 nx = convert_uint8(p1 >> 32) ^ cy ^ kx, nz = convert_uint8(p0 >> 32) ^ cw ^ ky;
+    cy = convert_uint8(p1);
+    cw = convert_uint8(p0);
+    cx = nx;
+    cz = nz;
+    kx += PHILOX_W0;
+    ky += PHILOX_W1;
+  }
+  Philox8 out = {cx, cy, cz, cw};
+  return out;
+}
+inline uint4 lane4(const Philox8* p, int j) {
+  const uint* x = (const uint*)&p->x; const uint* y = (const uint*)&p->y;
+  const uint* z = (const uint*)&p->z; const uint* w = (const uint*)&p->w;
+  return (uint4)(x[j], y[j], z[j], w[j]);
+}
+
 // Element-thread loop (grid-stride) over G = ceil(n / vpb) element-threads;
 // ELEM(g, k) is the k-th element of thread g.
 #define FOR_GROUP(g, n, vpb)                  \
@@ -90,12 +119,18 @@ inline void put(const Indexer* ix, __global ST* o, long n, long i, FT v) {
   __kernel void name(Indexer ix, long n, __global char* ob, ulong oo, ulong seed,        \
                      ulong offset, FT a, FT b) {                                         \
     __global ST* o = PTR(ST, ob, oo);                                                    \
-    FOR_GROUP(g, n, VPB) {                                                               \
-      FT us[VPB];                                                                        \
-      uniforms(rng_block(seed, offset, g), us);                                          \
-      for (int k = 0; k < VPB; ++k) {                                                    \
-        const FT u = us[k];                                                              \
-        put(&ix, o, n, ELEM(g, k), EXPR);                                               \
+    const long G = (n + VPB - 1) / VPB;                                                  \
+    for (long g0 = get_global_id(0) * 8; g0 < G; g0 += get_global_size(0) * 8) {          \
+      const Philox8 r8 = rng_block8(seed, offset, g0);                                   \
+      for (int j = 0; j < 8; ++j) {                                                      \
+        const long g = g0 + j;                                                           \
+        if (g >= G) break;                                                               \
+        FT us[VPB];                                                                      \
+        uniforms(lane4(&r8, j), us);                                                     \
+        for (int k = 0; k < VPB; ++k) {                                                  \
+          const FT u = us[k];                                                            \
+          put(&ix, o, n, ELEM(g, k), EXPR);                                             \
+        }                                                                                \
       }                                                                                  \
     }                                                                                    \
   }
@@ -121,26 +156,44 @@ CONTINUOUS_KERNEL(rng_cauchy, cauchy_value(u, a, b))
 
 // normal_(mean = a, std = b) and log_normal_ (exp of it): Box-Muller on
 // pairs of uniforms.
-inline void box_muller(const FT* u, FT* z) {
-  for (int k = 0; k < VPB; k += 2) {
-    const FT radius = sqrt((FT)(-2) * log((FT)1 - u[k]));  // 1 - u in (0, 1]
-    FT c;
-    const FT s = sincos((FT)2 * FT_PI * u[k + 1], &c);
-    z[k] = radius * c;
-    z[k + 1] = radius * s;
-  }
+// The VPB uniforms of eight element-threads as vectors (lane j = thread g0 + j).
+#ifdef FT_DOUBLE
+typedef double8 FT8;
+inline FT8 u53_8(uint8 lo, uint8 hi) {
+  return convert_double8(((convert_ulong8(hi) << 32) | convert_ulong8(lo)) >> 11) * 0x1p-53;
 }
+inline void uniforms8(const Philox8* r, FT8* u) { u[0] = u53_8(r->x, r->y); u[1] = u53_8(r->z, r->w); }
+#else
+typedef float8 FT8;
+inline FT8 u24_8(uint8 x) { return convert_float8(x >> 8) * 0x1p-24f; }
+inline void uniforms8(const Philox8* r, FT8* u) {
+  u[0] = u24_8(r->x); u[1] = u24_8(r->y); u[2] = u24_8(r->z); u[3] = u24_8(r->w);
+}
+#endif
+// Box-Muller on the vectors (vector log / sqrt / sincos).
 #define NORMAL_KERNEL(name, EXPR)                                                          \
   __kernel void name(Indexer ix, long n, __global char* ob, ulong oo, ulong seed,        \
                      ulong offset, FT a, FT b) {                                         \
     __global ST* o = PTR(ST, ob, oo);                                                    \
-    FOR_GROUP(g, n, VPB) {                                                               \
-      FT us[VPB], zs[VPB];                                                               \
-      uniforms(rng_block(seed, offset, g), us);                                          \
-      box_muller(us, zs);                                                                \
-      for (int k = 0; k < VPB; ++k) {                                                    \
-        const FT z = zs[k] * b + a;                                                      \
-        put(&ix, o, n, ELEM(g, k), EXPR);                                               \
+    const long G = (n + VPB - 1) / VPB;                                                  \
+    for (long g0 = get_global_id(0) * 8; g0 < G; g0 += get_global_size(0) * 8) {          \
+      const Philox8 r8 = rng_block8(seed, offset, g0);                                   \
+      FT8 us[VPB], zs[VPB];                                                              \
+      uniforms8(&r8, us);                                                                \
+      for (int k = 0; k < VPB; k += 2) {                                                 \
+        const FT8 radius = sqrt((FT8)(-2) * log((FT8)(1) - us[k]));                      \
+        FT8 c;                                                                           \
+        const FT8 s = sincos((FT8)(2 * FT_PI) * us[k + 1], &c);                          \
+        zs[k] = radius * c;                                                              \
+        zs[k + 1] = radius * s;                                                          \
+      }                                                                                  \
+      for (int j = 0; j < 8; ++j) {                                                      \
+        const long g = g0 + j;                                                           \
+        if (g >= G) break;                                                               \
+        for (int k = 0; k < VPB; ++k) {                                                  \
+          const FT z = ((const FT*)&zs[k])[j] * b + a;                                   \
+          put(&ix, o, n, ELEM(g, k), EXPR);                                             \
+        }                                                                                \
       }                                                                                  \
     }                                                                                    \
   }

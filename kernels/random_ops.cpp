@@ -71,14 +71,19 @@ void launch(TensorIteratorBase& iter, const std::string& preamble, const char* k
   l.run(static_cast<size_t>((n + vpb - 1) / vpb));
 }
 
+// Philox blocks one work item of the continuous kernels computes at once
+// (rng_block8 in random.cl: eight element-threads in vector registers).
+constexpr int kBlocksPerItem = 8;
+
 // A continuous distribution with parameters (a, b), computed in float (double
 // for float64).
 void continuous(TensorIteratorBase& iter, const char* kernel, const Gen& gen, double a, double b) {
   const auto dtype = iter.dtype();
   if (dtype == at::kDouble)
-    launch(iter, random_preamble(dtype), kernel, 2, gen, a, b);
+    launch(iter, random_preamble(dtype), kernel, 2 * kBlocksPerItem, gen, a, b);
   else
-    launch(iter, random_preamble(dtype), kernel, 4, gen, static_cast<float>(a), static_cast<float>(b));
+    launch(iter, random_preamble(dtype), kernel, 4 * kBlocksPerItem, gen, static_cast<float>(a),
+           static_cast<float>(b));
 }
 
 void check_floating(ScalarType dtype, const char* name) {

@@ -592,7 +592,7 @@ def test_multinomial_reproducible(strict):
     assert torch.equal(c, torch.multinomial(p, 100, replacement=True, generator=g).cpu())
 
 
-def _same_error(fn, *args, **kw):
+def _same_error_args(fn, *args, **kw):
     with pytest.raises(Exception) as cpu:
         fn(*args, **kw)
     with pytest.raises(type(cpu.value)) as dev:
@@ -603,13 +603,13 @@ def _same_error(fn, *args, **kw):
 @pytest.mark.parametrize("replacement", [False, True])
 def test_multinomial_errors(strict, replacement):
     for probs in ([1.0, -1.0, 1.0], [1.0, math.inf, 1.0], [1.0, 1.0, math.nan], [0.0, 0.0, 0.0]):
-        _same_error(torch.multinomial, torch.tensor(probs), 2, replacement)
-    _same_error(torch.multinomial, torch.tensor([[1.0, 2.0], [0.0, 0.0]]), 2, replacement)  # a zero-sum row
-    _same_error(torch.multinomial, torch.tensor([1.0, 2.0]), 0, replacement)
-    _same_error(torch.multinomial, torch.ones(2, 2, 2), 1, replacement)
-    _same_error(torch.multinomial, torch.tensor([1, 2]), 1, replacement)
+        _same_error_args(torch.multinomial, torch.tensor(probs), 2, replacement)
+    _same_error_args(torch.multinomial, torch.tensor([[1.0, 2.0], [0.0, 0.0]]), 2, replacement)  # a zero-sum row
+    _same_error_args(torch.multinomial, torch.tensor([1.0, 2.0]), 0, replacement)
+    _same_error_args(torch.multinomial, torch.ones(2, 2, 2), 1, replacement)
+    _same_error_args(torch.multinomial, torch.tensor([1, 2]), 1, replacement)
     if not replacement:
-        _same_error(torch.multinomial, torch.tensor([1.0, 2.0]), 3, False)  # n_sample > categories
+        _same_error_args(torch.multinomial, torch.tensor([1.0, 2.0]), 3, False)  # n_sample > categories
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
@@ -644,4 +644,4 @@ def test_poisson_shapes_and_reproducible(strict):
 
 
 def test_poisson_errors(strict):
-    _same_error(torch.poisson, torch.tensor([1, 2]))
+    _same_error_args(torch.poisson, torch.tensor([1, 2]))
