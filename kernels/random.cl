@@ -62,11 +62,21 @@ inline uint4 lane4(const Philox8* p, int j) {
   return (uint4)(x[j], y[j], z[j], w[j]);
 }
 
-// Element-thread loop (grid-stride) over G = ceil(n / vpb) element-threads;
-// ELEM(g, k) is the k-th element of thread g.
-#define FOR_GROUP(g, n, vpb)                  \
-  const long G = ((n) + (vpb) - 1) / (vpb);   \
-  for (long g = get_global_id(0); g < G; g += get_global_size(0))
+// Element-thread loop (grid-stride over blocks of eight element-threads,
+// computed together by rng_block8) over G = ceil(n / vpb) element-threads:
+// in the body, g is the element-thread and r its Philox block (uint4).
+// Launchers run ceil(n / (vpb * 8)) work items. ELEM(g, k) is the k-th
+// element of thread g.
+#define FOR_BLOCKS(g, r, n, vpb)                                                        \
+  const long G = ((n) + (vpb) - 1) / (vpb);                                             \
+  for (long g0_ = get_global_id(0) * 8; g0_ < G; g0_ += get_global_size(0) * 8) {        \
+    const Philox8 r8_ = rng_block8(seed, offset, g0_);                                  \
+    for (int j_ = 0; j_ < 8 && g0_ + j_ < G; ++j_) {                                    \
+      const long g = g0_ + j_;                                                          \
+      const uint4 r = lane4(&r8_, j_);
+#define END_BLOCKS \
+  }                \
+  }
 #define ELEM(g, k) ((g) + (long)(k) * G)
 
 // Uniforms in [0, 1) as the CPU's uniform_real_distribution: 24 random bits
@@ -119,20 +129,14 @@ inline void put(const Indexer* ix, __global ST* o, long n, long i, FT v) {
   __kernel void name(Indexer ix, long n, __global char* ob, ulong oo, ulong seed,        \
                      ulong offset, FT a, FT b) {                                         \
     __global ST* o = PTR(ST, ob, oo);                                                    \
-    const long G = (n + VPB - 1) / VPB;                                                  \
-    for (long g0 = get_global_id(0) * 8; g0 < G; g0 += get_global_size(0) * 8) {          \
-      const Philox8 r8 = rng_block8(seed, offset, g0);                                   \
-      for (int j = 0; j < 8; ++j) {                                                      \
-        const long g = g0 + j;                                                           \
-        if (g >= G) break;                                                               \
-        FT us[VPB];                                                                      \
-        uniforms(lane4(&r8, j), us);                                                     \
-        for (int k = 0; k < VPB; ++k) {                                                  \
-          const FT u = us[k];                                                            \
-          put(&ix, o, n, ELEM(g, k), EXPR);                                             \
-        }                                                                                \
+    FOR_BLOCKS(g, r, n, VPB)                                                             \
+      FT us[VPB];                                                                        \
+      uniforms(r, us);                                                                   \
+      for (int k = 0; k < VPB; ++k) {                                                    \
+        const FT u = us[k];                                                              \
+        put(&ix, o, n, ELEM(g, k), EXPR);                                               \
       }                                                                                  \
-    }                                                                                    \
+    END_BLOCKS                                                                           \
   }
 
 // uniform_(from = a, to = b): a value that rounds to `to` becomes `from`, as the CPU.
@@ -206,8 +210,7 @@ __kernel void rng_random(Indexer ix, long n, __global char* ob, ulong oo, ulong 
                          ulong offset, ulong range, long base, int wide) {
   __global ST* o = PTR(ST, ob, oo);
   const int vpb = wide ? 2 : 4;
-  FOR_GROUP(g, n, vpb) {
-    const uint4 r = rng_block(seed, offset, g);
+  FOR_BLOCKS(g, r, n, vpb)
     ulong bits[4];
     if (wide) {
       bits[0] = ((ulong)r.y << 32) | r.x;
@@ -224,15 +227,14 @@ __kernel void rng_random(Indexer ix, long n, __global char* ob, ulong oo, ulong 
         STORE(o, off[0], v);
       }
     }
-  }
+  END_BLOCKS
 }
 
 // bernoulli_(p): 1 where 32 random bits < threshold = p * 2^32.
 __kernel void rng_bernoulli_scalar(Indexer ix, long n, __global char* ob, ulong oo, ulong seed,
                                    ulong offset, ulong threshold) {
   __global ST* o = PTR(ST, ob, oo);
-  FOR_GROUP(g, n, 4) {
-    const uint4 r = rng_block(seed, offset, g);
+  FOR_BLOCKS(g, r, n, 4)
     const uint bits[4] = {r.x, r.y, r.z, r.w};
     for (int k = 0; k < 4; ++k) {
       const long i = ELEM(g, k);
@@ -242,7 +244,7 @@ __kernel void rng_bernoulli_scalar(Indexer ix, long n, __global char* ob, ulong 
         STORE(o, off[0], (int)((ulong)bits[k] < threshold));
       }
     }
-  }
+  END_BLOCKS
 }
 
 // native_dropout: mask = bits < threshold (keep probability 1 - p);
@@ -253,8 +255,7 @@ __kernel void rng_dropout(Indexer ix, long n, __global char* ob, ulong oo, __glo
   __global ST* out = PTR(ST, ob, oo);
   __global uchar* mask = PTR(uchar, mb, mo);
   __global ST* in = PTR(ST, ib, io);
-  FOR_GROUP(g, n, 4) {
-    const uint4 r = rng_block(seed, offset, g);
+  FOR_BLOCKS(g, r, n, 4)
     const uint bits[4] = {r.x, r.y, r.z, r.w};
     for (int k = 0; k < 4; ++k) {
       const long i = ELEM(g, k);
@@ -266,7 +267,7 @@ __kernel void rng_dropout(Indexer ix, long n, __global char* ob, ulong oo, __glo
         STORE(out, off[0], (FT)LOAD(in, off[2]) * (FT)keep * scale);
       }
     }
-  }
+  END_BLOCKS
 }
 
 // randperm(n): out[i] = a keyed pseudo-random permutation of [0, 2^(2h))
@@ -300,9 +301,9 @@ __kernel void rng_multinomial(long n, __global char* cb, ulong co, long ncat, lo
                               ulong oo, ulong seed, ulong offset) {
   __global const FT* cum = PTR(FT, cb, co);
   __global long* out = PTR(long, ob, oo);
-  FOR_GROUP(g, n, VPB) {
+  FOR_BLOCKS(g, r, n, VPB)
     FT us[VPB];
-    uniforms(rng_block(seed, offset, g), us);
+    uniforms(r, us);
     for (int k = 0; k < VPB; ++k) {
       const long i = ELEM(g, k);
       if (i >= n) break;
@@ -318,7 +319,7 @@ __kernel void rng_multinomial(long n, __global char* cb, ulong co, long ncat, lo
       while (lo > 0 && row[lo] == row[lo - 1]) --lo;      // ...with a nonzero probability
       out[i] = lo;
     }
-  }
+  END_BLOCKS
 }
 
 // poisson(rate): one element per element-thread, drawing as many uniforms as
@@ -394,8 +395,7 @@ __kernel void rng_bernoulli_tensor(Indexer ix, long n, __global char* ob, ulong 
                                    __global char* pb, ulong po, ulong seed, ulong offset) {
   __global ST* o = PTR(ST, ob, oo);
   __global SRC_ST* p = PTR(SRC_ST, pb, po);
-  FOR_GROUP(g, n, 4) {
-    const uint4 r = rng_block(seed, offset, g);
+  FOR_BLOCKS(g, r, n, 4)
     const uint bits[4] = {r.x, r.y, r.z, r.w};
     for (int k = 0; k < 4; ++k) {
       const long i = ELEM(g, k);
@@ -406,7 +406,7 @@ __kernel void rng_bernoulli_tensor(Indexer ix, long n, __global char* ob, ulong 
         STORE(o, off[0], (int)((ulong)bits[k] < threshold));
       }
     }
-  }
+  END_BLOCKS
 }
 
 #endif  // BERNOULLI_TENSOR

@@ -53,8 +53,13 @@ std::string random_preamble(ScalarType dtype) {
 // Values one Philox block (4 x 32 bits) gives a continuous distribution.
 int values_per_block(ScalarType dtype) { return dtype == at::kDouble ? 2 : 4; }
 
+// Philox blocks one work item computes at once (FOR_BLOCKS / rng_block8 in
+// random.cl: eight element-threads in vector registers).
+constexpr int kBlocksPerItem = 8;
+
 // Launches random.cl's `kernel` over a built iterator: (Indexer, n, tensors...,
-// seed, offset, params...), one work item per `vpb` elements.
+// seed, offset, params...); `vpb` values per Philox block, kBlocksPerItem
+// blocks per work item.
 template <class... P>
 void launch(TensorIteratorBase& iter, const std::string& preamble, const char* kernel, int vpb,
             const Gen& gen, const P&... params) {
@@ -68,21 +73,18 @@ void launch(TensorIteratorBase& iter, const std::string& preamble, const char* k
   for (int k = 0; k < iter.ntensors(); ++k) l.device_pointer(iter.data_ptr(k));
   l.value<uint64_t>(state.seed).value<uint64_t>(state.offset);
   (l.value(params), ...);
-  l.run(static_cast<size_t>((n + vpb - 1) / vpb));
+  const int64_t per_item = int64_t{vpb} * kBlocksPerItem;
+  l.run(static_cast<size_t>((n + per_item - 1) / per_item));
 }
-
-// Philox blocks one work item of the continuous kernels computes at once
-// (rng_block8 in random.cl: eight element-threads in vector registers).
-constexpr int kBlocksPerItem = 8;
 
 // A continuous distribution with parameters (a, b), computed in float (double
 // for float64).
 void continuous(TensorIteratorBase& iter, const char* kernel, const Gen& gen, double a, double b) {
   const auto dtype = iter.dtype();
   if (dtype == at::kDouble)
-    launch(iter, random_preamble(dtype), kernel, 2 * kBlocksPerItem, gen, a, b);
+    launch(iter, random_preamble(dtype), kernel, 2, gen, a, b);
   else
-    launch(iter, random_preamble(dtype), kernel, 4 * kBlocksPerItem, gen, static_cast<float>(a),
+    launch(iter, random_preamble(dtype), kernel, 4, gen, static_cast<float>(a),
            static_cast<float>(b));
 }
 
@@ -301,7 +303,7 @@ void multinomial_with_replacement_kernel(at::Tensor& result, const at::Tensor& s
       .tensor(out)
       .value<uint64_t>(state.seed)
       .value<uint64_t>(state.offset)
-      .run(static_cast<size_t>((n + vpb - 1) / vpb));
+      .run(static_cast<size_t>((n + vpb * kBlocksPerItem - 1) / (vpb * kBlocksPerItem)));
   if (!out.is_same(result)) result.copy_(out);
 }
 
