@@ -33,11 +33,50 @@ inline uint4 rng_block(ulong seed, ulong offset, long g) {
                        (uint2)((uint)seed, (uint)(seed >> 32)));
 }
 
-// Element-thread loop (grid-stride) over G = ceil(n / vpb) element-threads;
-// ELEM(g, k) is the k-th element of thread g.
-#define FOR_GROUP(g, n, vpb)                  \
-  const long G = ((n) + (vpb) - 1) / (vpb);   \
-  for (long g = get_global_id(0); g < G; g += get_global_size(0))
+// Eight consecutive element-threads g0 .. g0 + 7 at once, in vector
+// registers (the same bits as rng_block(seed, offset, g0 + j) in lane j): a
+// CPU device runs work items one after another, so SIMD has to come from
+// the vector types.
+typedef struct { uint8 x, y, z, w; } Philox8;
+inline Philox8 rng_block8(ulong seed, ulong offset, long g0) {
+  const long8 g = (long8)(g0) + (long8)(0, 1, 2, 3, 4, 5, 6, 7);
+  uint8 cx = (uint8)((uint)offset), cy = (uint8)((uint)(offset >> 32));
+  uint8 cz = convert_uint8(g), cw = convert_uint8(as_ulong8(g) >> 32);
+  uint kx = (uint)seed, ky = (uint)(seed >> 32);
+  for (int r = 0; r < 10; ++r) {
+    const ulong8 p0 = convert_ulong8(cx) * (ulong)PHILOX_M0, p1 = convert_ulong8(cz) * (ulong)PHILOX_M1;
+    const uint8 nx = convert_uint8(p1 >> 32) ^ cy ^ kx, nz = convert_uint8(p0 >> 32) ^ cw ^ ky;
+    cy = convert_uint8(p1);
+    cw = convert_uint8(p0);
+    cx = nx;
+    cz = nz;
+    kx += PHILOX_W0;
+    ky += PHILOX_W1;
+  }
+  Philox8 out = {cx, cy, cz, cw};
+  return out;
+}
+inline uint4 lane4(const Philox8* p, int j) {
+  const uint* x = (const uint*)&p->x; const uint* y = (const uint*)&p->y;
+  const uint* z = (const uint*)&p->z; const uint* w = (const uint*)&p->w;
+  return (uint4)(x[j], y[j], z[j], w[j]);
+}
+
+// Element-thread loop (grid-stride over blocks of eight element-threads,
+// computed together by rng_block8) over G = ceil(n / vpb) element-threads:
+// in the body, g is the element-thread and r its Philox block (uint4).
+// Launchers run ceil(n / (vpb * 8)) work items. ELEM(g, k) is the k-th
+// element of thread g.
+#define FOR_BLOCKS(g, r, n, vpb)                                                        \
+  const long G = ((n) + (vpb) - 1) / (vpb);                                             \
+  for (long g0_ = get_global_id(0) * 8; g0_ < G; g0_ += get_global_size(0) * 8) {        \
+    const Philox8 r8_ = rng_block8(seed, offset, g0_);                                  \
+    for (int j_ = 0; j_ < 8 && g0_ + j_ < G; ++j_) {                                    \
+      const long g = g0_ + j_;                                                          \
+      const uint4 r = lane4(&r8_, j_);
+#define END_BLOCKS \
+  }                \
+  }
 #define ELEM(g, k) ((g) + (long)(k) * G)
 
 // Uniforms in [0, 1) as the CPU's uniform_real_distribution: 24 random bits
@@ -90,14 +129,14 @@ inline void put(const Indexer* ix, __global ST* o, long n, long i, FT v) {
   __kernel void name(Indexer ix, long n, __global char* ob, ulong oo, ulong seed,        \
                      ulong offset, FT a, FT b) {                                         \
     __global ST* o = PTR(ST, ob, oo);                                                    \
-    FOR_GROUP(g, n, VPB) {                                                               \
+    FOR_BLOCKS(g, r, n, VPB)                                                             \
       FT us[VPB];                                                                        \
-      uniforms(rng_block(seed, offset, g), us);                                          \
+      uniforms(r, us);                                                                   \
       for (int k = 0; k < VPB; ++k) {                                                    \
         const FT u = us[k];                                                              \
         put(&ix, o, n, ELEM(g, k), EXPR);                                               \
       }                                                                                  \
-    }                                                                                    \
+    END_BLOCKS                                                                           \
   }
 
 // uniform_(from = a, to = b): a value that rounds to `to` becomes `from`, as the CPU.
@@ -121,26 +160,44 @@ CONTINUOUS_KERNEL(rng_cauchy, cauchy_value(u, a, b))
 
 // normal_(mean = a, std = b) and log_normal_ (exp of it): Box-Muller on
 // pairs of uniforms.
-inline void box_muller(const FT* u, FT* z) {
-  for (int k = 0; k < VPB; k += 2) {
-    const FT radius = sqrt((FT)(-2) * log((FT)1 - u[k]));  // 1 - u in (0, 1]
-    FT c;
-    const FT s = sincos((FT)2 * FT_PI * u[k + 1], &c);
-    z[k] = radius * c;
-    z[k + 1] = radius * s;
-  }
+// The VPB uniforms of eight element-threads as vectors (lane j = thread g0 + j).
+#ifdef FT_DOUBLE
+typedef double8 FT8;
+inline FT8 u53_8(uint8 lo, uint8 hi) {
+  return convert_double8(((convert_ulong8(hi) << 32) | convert_ulong8(lo)) >> 11) * 0x1p-53;
 }
+inline void uniforms8(const Philox8* r, FT8* u) { u[0] = u53_8(r->x, r->y); u[1] = u53_8(r->z, r->w); }
+#else
+typedef float8 FT8;
+inline FT8 u24_8(uint8 x) { return convert_float8(x >> 8) * 0x1p-24f; }
+inline void uniforms8(const Philox8* r, FT8* u) {
+  u[0] = u24_8(r->x); u[1] = u24_8(r->y); u[2] = u24_8(r->z); u[3] = u24_8(r->w);
+}
+#endif
+// Box-Muller on the vectors (vector log / sqrt / sincos).
 #define NORMAL_KERNEL(name, EXPR)                                                          \
   __kernel void name(Indexer ix, long n, __global char* ob, ulong oo, ulong seed,        \
                      ulong offset, FT a, FT b) {                                         \
     __global ST* o = PTR(ST, ob, oo);                                                    \
-    FOR_GROUP(g, n, VPB) {                                                               \
-      FT us[VPB], zs[VPB];                                                               \
-      uniforms(rng_block(seed, offset, g), us);                                          \
-      box_muller(us, zs);                                                                \
-      for (int k = 0; k < VPB; ++k) {                                                    \
-        const FT z = zs[k] * b + a;                                                      \
-        put(&ix, o, n, ELEM(g, k), EXPR);                                               \
+    const long G = (n + VPB - 1) / VPB;                                                  \
+    for (long g0 = get_global_id(0) * 8; g0 < G; g0 += get_global_size(0) * 8) {          \
+      const Philox8 r8 = rng_block8(seed, offset, g0);                                   \
+      FT8 us[VPB], zs[VPB];                                                              \
+      uniforms8(&r8, us);                                                                \
+      for (int k = 0; k < VPB; k += 2) {                                                 \
+        const FT8 radius = sqrt((FT8)(-2) * log((FT8)(1) - us[k]));                      \
+        FT8 c;                                                                           \
+        const FT8 s = sincos((FT8)(2 * FT_PI) * us[k + 1], &c);                          \
+        zs[k] = radius * c;                                                              \
+        zs[k + 1] = radius * s;                                                          \
+      }                                                                                  \
+      for (int j = 0; j < 8; ++j) {                                                      \
+        const long g = g0 + j;                                                           \
+        if (g >= G) break;                                                               \
+        for (int k = 0; k < VPB; ++k) {                                                  \
+          const FT z = ((const FT*)&zs[k])[j] * b + a;                                   \
+          put(&ix, o, n, ELEM(g, k), EXPR);                                             \
+        }                                                                                \
       }                                                                                  \
     }                                                                                    \
   }
@@ -153,8 +210,7 @@ __kernel void rng_random(Indexer ix, long n, __global char* ob, ulong oo, ulong 
                          ulong offset, ulong range, long base, int wide) {
   __global ST* o = PTR(ST, ob, oo);
   const int vpb = wide ? 2 : 4;
-  FOR_GROUP(g, n, vpb) {
-    const uint4 r = rng_block(seed, offset, g);
+  FOR_BLOCKS(g, r, n, vpb)
     ulong bits[4];
     if (wide) {
       bits[0] = ((ulong)r.y << 32) | r.x;
@@ -171,15 +227,14 @@ __kernel void rng_random(Indexer ix, long n, __global char* ob, ulong oo, ulong 
         STORE(o, off[0], v);
       }
     }
-  }
+  END_BLOCKS
 }
 
 // bernoulli_(p): 1 where 32 random bits < threshold = p * 2^32.
 __kernel void rng_bernoulli_scalar(Indexer ix, long n, __global char* ob, ulong oo, ulong seed,
                                    ulong offset, ulong threshold) {
   __global ST* o = PTR(ST, ob, oo);
-  FOR_GROUP(g, n, 4) {
-    const uint4 r = rng_block(seed, offset, g);
+  FOR_BLOCKS(g, r, n, 4)
     const uint bits[4] = {r.x, r.y, r.z, r.w};
     for (int k = 0; k < 4; ++k) {
       const long i = ELEM(g, k);
@@ -189,7 +244,7 @@ __kernel void rng_bernoulli_scalar(Indexer ix, long n, __global char* ob, ulong 
         STORE(o, off[0], (int)((ulong)bits[k] < threshold));
       }
     }
-  }
+  END_BLOCKS
 }
 
 // native_dropout: mask = bits < threshold (keep probability 1 - p);
@@ -200,8 +255,7 @@ __kernel void rng_dropout(Indexer ix, long n, __global char* ob, ulong oo, __glo
   __global ST* out = PTR(ST, ob, oo);
   __global uchar* mask = PTR(uchar, mb, mo);
   __global ST* in = PTR(ST, ib, io);
-  FOR_GROUP(g, n, 4) {
-    const uint4 r = rng_block(seed, offset, g);
+  FOR_BLOCKS(g, r, n, 4)
     const uint bits[4] = {r.x, r.y, r.z, r.w};
     for (int k = 0; k < 4; ++k) {
       const long i = ELEM(g, k);
@@ -213,7 +267,7 @@ __kernel void rng_dropout(Indexer ix, long n, __global char* ob, ulong oo, __glo
         STORE(out, off[0], (FT)LOAD(in, off[2]) * (FT)keep * scale);
       }
     }
-  }
+  END_BLOCKS
 }
 
 // randperm(n): out[i] = a keyed pseudo-random permutation of [0, 2^(2h))
@@ -239,6 +293,100 @@ __kernel void rng_randperm(long n, __global char* ob, ulong oo, ulong seed, ulon
   }
 }
 
+// multinomial with replacement: out[r * ns + s] = the first category k of
+// row r with cum[k] >= v * cum[last], v uniform in (0, 1] (so categories of
+// probability 0 are never drawn). cum: the rows' inclusive prefix sums
+// (type FT, contiguous, ncat per row); out: contiguous int64.
+__kernel void rng_multinomial(long n, __global char* cb, ulong co, long ncat, long ns, __global char* ob,
+                              ulong oo, ulong seed, ulong offset) {
+  __global const FT* cum = PTR(FT, cb, co);
+  __global long* out = PTR(long, ob, oo);
+  FOR_BLOCKS(g, r, n, VPB)
+    FT us[VPB];
+    uniforms(r, us);
+    for (int k = 0; k < VPB; ++k) {
+      const long i = ELEM(g, k);
+      if (i >= n) break;
+      __global const FT* row = cum + (i / ns) * ncat;
+      const FT target = ((FT)1 - us[k]) * row[ncat - 1];
+      long lo = 0, hi = ncat;
+      while (lo < hi) {
+        const long mid = lo + ((hi - lo) >> 1);
+        if (row[mid] < target) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo >= ncat) lo = ncat - 1;                     // rounding: the last category...
+      while (lo > 0 && row[lo] == row[lo - 1]) --lo;      // ...with a nonzero probability
+      out[i] = lo;
+    }
+  END_BLOCKS
+}
+
+// poisson(rate): one element per element-thread, drawing as many uniforms as
+// it needs from its own Philox stream: counter (draw block j, offset,
+// element i, offset_hi ^ a domain bit), key seed. Rate >= 10: transformed
+// rejection (Hormann 1993, "The transformed rejection method for generating
+// Poisson random variables"); 0: 0; else multiplication of uniforms.
+// Computed in double where the device has it. Operands: 0 out, 1 rates.
+#ifdef RNG_POISSON
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double PT;
+inline PT pu(uint a, uint b) { return (double)((((ulong)b << 32) | a) >> 11) * 0x1p-53; }
+#else
+typedef float PT;
+inline PT pu(uint a, uint b) { return (float)(a >> 8) * 0x1p-24f; }
+#endif
+typedef struct { ulong seed; uint c1, c2, c3; uint j; uint4 r; int left; } PStream;
+inline PT next_u(PStream* st) {
+  if (st->left == 0) {
+    st->r = philox4x32_10((uint4)(st->j++, st->c1, st->c2, st->c3),
+                          (uint2)((uint)st->seed, (uint)(st->seed >> 32)));
+    st->left = 2;
+  }
+  st->left -= 1;
+  return st->left == 1 ? pu(st->r.x, st->r.y) : pu(st->r.z, st->r.w);
+}
+inline PT poisson_sample(PT lambda, PStream* st) {
+  if (lambda >= (PT)10) {
+    const PT slam = sqrt(lambda), loglam = log(lambda);
+    const PT b = (PT)0.931 + (PT)2.53 * slam;
+    const PT a = (PT)(-0.059) + (PT)0.02483 * b;
+    const PT invalpha = (PT)1.1239 + (PT)1.1328 / (b - (PT)3.4);
+    const PT vr = (PT)0.9277 - (PT)3.6224 / (b - (PT)2);
+    for (;;) {
+      const PT U = next_u(st) - (PT)0.5;
+      const PT V = next_u(st);
+      const PT us = (PT)0.5 - fabs(U);
+      const PT kf = floor(((PT)2 * a / us + b) * U + lambda + (PT)0.43);
+      if (us >= (PT)0.07 && V <= vr) return kf;
+      if (kf < 0 || (us < (PT)0.013 && V > us)) continue;
+      if (log(V) + log(invalpha) - log(a / (us * us) + b) <= -lambda + kf * loglam - lgamma(kf + (PT)1)) return kf;
+    }
+  }
+  if (lambda == (PT)0) return 0;
+  const PT enlam = exp(-lambda);
+  PT prod = 1, x = 0;
+  for (;;) {
+    prod *= next_u(st);
+    if (prod > enlam) x += 1;
+    else return x;
+  }
+}
+__kernel void rng_poisson(Indexer ix, long n, __global char* ob, ulong oo, __global char* ib, ulong io,
+                          ulong seed, ulong offset) {
+  __global ST* o = PTR(ST, ob, oo);
+  __global const ST* in = PTR(ST, ib, io);
+  GRID_LOOP(i, n) {
+    long off[MAX_OPERANDS];
+    indexer_offsets(&ix, i, off);
+    PStream st = {seed, (uint)offset, (uint)i, ((uint)((ulong)i >> 32)) ^ (uint)(offset >> 32) ^ 0x80000000u, 0,
+                  (uint4)(0), 0};
+    STORE(o, off[0], (CT)poisson_sample((PT)LOAD(in, off[1]), &st));
+  }
+}
+#endif  // RNG_POISSON
+
 #else  // BERNOULLI_TENSOR
 
 // bernoulli_(p tensor): operands 0 self, 1 p (dtype SRC_ST), p in [0, 1]
@@ -247,8 +395,7 @@ __kernel void rng_bernoulli_tensor(Indexer ix, long n, __global char* ob, ulong 
                                    __global char* pb, ulong po, ulong seed, ulong offset) {
   __global ST* o = PTR(ST, ob, oo);
   __global SRC_ST* p = PTR(SRC_ST, pb, po);
-  FOR_GROUP(g, n, 4) {
-    const uint4 r = rng_block(seed, offset, g);
+  FOR_BLOCKS(g, r, n, 4)
     const uint bits[4] = {r.x, r.y, r.z, r.w};
     for (int k = 0; k < 4; ++k) {
       const long i = ELEM(g, k);
@@ -259,7 +406,7 @@ __kernel void rng_bernoulli_tensor(Indexer ix, long n, __global char* ob, ulong 
         STORE(o, off[0], (int)((ulong)bits[k] < threshold));
       }
     }
-  }
+  END_BLOCKS
 }
 
 #endif  // BERNOULLI_TENSOR

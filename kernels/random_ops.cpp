@@ -12,7 +12,12 @@
 #include <ATen/native/UnaryOps.h>
 #include <ATen/ops/bernoulli_native.h>
 #include <ATen/ops/cauchy_native.h>
+#include <ATen/ops/_assert_async_native.h>
+#include <ATen/ops/cumsum.h>
+#include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
+#include <ATen/ops/multinomial_native.h>
+#include <ATen/ops/stack.h>
 #include <ATen/ops/exponential_native.h>
 #include <ATen/ops/geometric_native.h>
 #include <ATen/ops/log_normal_native.h>
@@ -48,8 +53,13 @@ std::string random_preamble(ScalarType dtype) {
 // Values one Philox block (4 x 32 bits) gives a continuous distribution.
 int values_per_block(ScalarType dtype) { return dtype == at::kDouble ? 2 : 4; }
 
+// Philox blocks one work item computes at once (FOR_BLOCKS / rng_block8 in
+// random.cl: eight element-threads in vector registers).
+constexpr int kBlocksPerItem = 8;
+
 // Launches random.cl's `kernel` over a built iterator: (Indexer, n, tensors...,
-// seed, offset, params...), one work item per `vpb` elements.
+// seed, offset, params...); `vpb` values per Philox block, kBlocksPerItem
+// blocks per work item.
 template <class... P>
 void launch(TensorIteratorBase& iter, const std::string& preamble, const char* kernel, int vpb,
             const Gen& gen, const P&... params) {
@@ -63,7 +73,8 @@ void launch(TensorIteratorBase& iter, const std::string& preamble, const char* k
   for (int k = 0; k < iter.ntensors(); ++k) l.device_pointer(iter.data_ptr(k));
   l.value<uint64_t>(state.seed).value<uint64_t>(state.offset);
   (l.value(params), ...);
-  l.run(static_cast<size_t>((n + vpb - 1) / vpb));
+  const int64_t per_item = int64_t{vpb} * kBlocksPerItem;
+  l.run(static_cast<size_t>((n + per_item - 1) / per_item));
 }
 
 // A continuous distribution with parameters (a, b), computed in float (double
@@ -73,7 +84,8 @@ void continuous(TensorIteratorBase& iter, const char* kernel, const Gen& gen, do
   if (dtype == at::kDouble)
     launch(iter, random_preamble(dtype), kernel, 2, gen, a, b);
   else
-    launch(iter, random_preamble(dtype), kernel, 4, gen, static_cast<float>(a), static_cast<float>(b));
+    launch(iter, random_preamble(dtype), kernel, 4, gen, static_cast<float>(a),
+           static_cast<float>(b));
 }
 
 void check_floating(ScalarType dtype, const char* name) {
@@ -259,6 +271,54 @@ at::Tensor& randperm_out(int64_t n, Gen gen, at::Tensor& result) {
   return result;
 }
 
+// multinomial with replacement (ATen's multinomial_out calls this stub for
+// n_sample > 1; it handles no replacement and n_sample == 1 itself with
+// exponential_ + argmax / topk). The rows' prefix sums come from the native
+// cumsum; the CPU's per-row checks cost one host read; then one uniform per
+// sample and a binary search in its row (random.cl).
+void multinomial_with_replacement_kernel(at::Tensor& result, const at::Tensor& self, int64_t n_sample, Gen gen) {
+  const int64_t ncat = self.size(-1);
+  const int64_t rows = self.dim() == 1 ? 1 : self.size(0);
+  const int64_t n = rows * n_sample;
+  if (n == 0 || ncat == 0) return;
+  const auto device = self.device().index();
+  const ScalarType acc = self.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
+  check_dtype_supported(acc, device);
+  const at::Tensor p = self.reshape({rows, ncat}).to(acc);
+  const at::Tensor cum = at::cumsum(p, -1).contiguous();
+  const at::Tensor flags =
+      at::stack({p.ge(0).logical_not().any(), p.isinf().any(), cum.select(1, ncat - 1).le(0).any()}).cpu();
+  const bool* f = flags.const_data_ptr<bool>();
+  TORCH_CHECK(!f[0], "invalid multinomial distribution (encountering probability entry < 0)");
+  TORCH_CHECK(!f[1], "invalid multinomial distribution (encountering probability entry = infinity or NaN)");
+  TORCH_CHECK(!f[2], "invalid multinomial distribution (sum of probabilities <= 0)");
+  at::Tensor out = result.is_contiguous() ? result : at::empty(result.sizes(), result.options());
+  const int vpb = values_per_block(acc);
+  const PhiloxState state = reserve_philox(gen, device);
+  Launch(device, "random", random_preamble(acc), "rng_multinomial")
+      .value(n)
+      .tensor(cum)
+      .value(ncat)
+      .value(n_sample)
+      .tensor(out)
+      .value<uint64_t>(state.seed)
+      .value<uint64_t>(state.offset)
+      .run(static_cast<size_t>((n + vpb * kBlocksPerItem - 1) / (vpb * kBlocksPerItem)));
+  if (!out.is_same(result)) result.copy_(out);
+}
+
+// poisson(rates): one Philox stream per element (random.cl), as many draws
+// as the element needs; float types as the CPU.
+at::Tensor poisson(const at::Tensor& self, Gen gen) {
+  const auto dtype = self.scalar_type();
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(dtype), "\"poisson_cpu\" not implemented for '",
+                              c10::toString(dtype), "'");
+  at::Tensor out = at::empty(self.sizes(), self.options());
+  auto iter = at::TensorIteratorConfig().add_output(out).add_const_input(self).build();
+  launch(iter, random_preamble(dtype) + "#define RNG_POISSON 1\n", "rng_poisson", 1, gen);
+  return out;
+}
+
 }  // namespace
 }  // namespace torch_ocl
 
@@ -274,6 +334,7 @@ REGISTER_PRIVATEUSE1_DISPATCH(random_full_64_bits_range_stub, &::torch_ocl::rand
 REGISTER_PRIVATEUSE1_DISPATCH(random_stub, &::torch_ocl::random_kernel)
 REGISTER_PRIVATEUSE1_DISPATCH(bernoulli_scalar_stub, &::torch_ocl::bernoulli_scalar_kernel)
 REGISTER_PRIVATEUSE1_DISPATCH(bernoulli_tensor_stub, &::torch_ocl::bernoulli_tensor_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(multinomial_with_replacement_stub, &::torch_ocl::multinomial_with_replacement_kernel)
 }  // namespace at::native
 
 namespace torch_ocl {
@@ -320,3 +381,10 @@ OCL_NATIVE_FN("exponential_", &at::native::exponential_)
 OCL_NATIVE_FN("geometric_", &at::native::geometric_)
 OCL_NATIVE_FN("log_normal_", &at::native::log_normal_)
 OCL_NATIVE_FN("cauchy_", &at::native::cauchy_)
+OCL_NATIVE_FN("multinomial", &at::native::multinomial)
+OCL_NATIVE_FN("multinomial.out", &at::native::multinomial_out)
+OCL_NATIVE_FN("poisson", &torch_ocl::poisson)
+// _assert_async (multinomial's argument check on non-CPU devices): the CPU's
+// impl, which reads the value (a sync; CUDA defers it to a device assert).
+OCL_NATIVE_FN("_assert_async", &at::native::_assert_async_cpu)
+OCL_NATIVE_FN("_assert_async.msg", &at::native::_assert_async_msg_cpu)

@@ -141,14 +141,15 @@ def test_generator_of_another_device_type_rejected():
 
 
 def test_fallback_ops_use_the_ocl_seed():
-    # Ops still on the CPU fallback (poisson) get a CPU generator seeded from
+    # Ops still on the CPU fallback (binomial) get a CPU generator seeded from
     # the ocl (seed, offset): reproducible, and the offset advances.
-    rates = torch.full((200,), 4.0, device=DEV)
+    count = torch.full((200,), 40.0, device=DEV)
+    prob = torch.full((200,), 0.3, device=DEV)
     with torch.ocl.fallback_mode("silent"):
         torch.ocl.manual_seed(2)
-        a, b = torch.poisson(rates).cpu(), torch.poisson(rates).cpu()
+        a, b = torch.binomial(count, prob).cpu(), torch.binomial(count, prob).cpu()
         torch.ocl.manual_seed(2)
-        a2 = torch.poisson(rates).cpu()
+        a2 = torch.binomial(count, prob).cpu()
     assert torch.equal(a, a2)
     assert not torch.equal(a, b)
 
@@ -519,3 +520,128 @@ def test_randperm_errors_match_cpu():
     cpu_msg, dev_msg = _same_error(lambda: torch.randperm(3000, dtype=torch.float16),
                                    lambda: torch.randperm(3000, dtype=torch.float16, device=DEV))
     assert cpu_msg == dev_msg
+
+
+# --- multinomial / poisson (kernels/random.cl rng_multinomial, rng_poisson) -------
+
+def chi_square(counts, probs):
+    expected = probs / probs.sum() * counts.sum()
+    keep = expected > 0
+    return (((counts[keep] - expected[keep]) ** 2) / expected[keep]).sum().item()
+
+
+# chi-square quantiles at 1 - 1e-6 (df = categories - 1): a fixed seed makes
+# each statistic a fixed number, the bound only has to hold for a correct sampler.
+CHI2_1E6 = {3: 27.9, 4: 30.7, 5: 33.4}
+MULTI_P = torch.tensor([[0.1, 0.0, 0.6, 0.3, 0.5, 0.0], [3.0, 1.0, 0.0, 2.0, 1.0, 1.0]], dtype=torch.float64)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_multinomial_with_replacement_frequencies(strict, dtype):
+    torch.ocl.manual_seed(12)
+    n = 20_000
+    s = torch.multinomial(MULTI_P.to(dtype).to(DEV), n, replacement=True).cpu()
+    assert s.shape == (2, n) and s.dtype == torch.int64
+    for row in range(2):
+        counts = torch.bincount(s[row], minlength=6).double()
+        p = MULTI_P[row].to(dtype).double()
+        assert (counts[p == 0] == 0).all()  # never a category of probability 0
+        assert chi_square(counts, p) < CHI2_1E6[4]
+    # 1-D input, non-contiguous input
+    v = torch.multinomial(torch.tensor([0.0, 1.0, 3.0], device=DEV), 4000, replacement=True).cpu()
+    assert v.shape == (4000,) and (v != 0).all()
+    assert chi_square(torch.bincount(v, minlength=3).double(), torch.tensor([0.0, 1.0, 3.0])) < CHI2_1E6[3]
+    w = torch.multinomial(MULTI_P.to(DEV).t().contiguous().t(), 7, replacement=True)
+    assert w.shape == (2, 7)
+
+
+def test_multinomial_single_sample_frequencies(strict):
+    torch.ocl.manual_seed(13)
+    p = MULTI_P[0].float().to(DEV).expand(20_000, 6)  # one draw per row (exponential_ + argmax)
+    s = torch.multinomial(p, 1).cpu().view(-1)
+    counts = torch.bincount(s, minlength=6).double()
+    assert (counts[MULTI_P[0] == 0] == 0).all()
+    assert chi_square(counts, MULTI_P[0]) < CHI2_1E6[4]
+
+
+def test_multinomial_without_replacement():
+    # n_sample > 1 without replacement uses topk, which may still run on the
+    # fallback until the sort family is native: not strict.
+    torch.ocl.manual_seed(14)
+    p = torch.tensor([0.1, 0.0, 0.6, 0.3, 0.5], device=DEV).expand(5000, 5)
+    with torch.ocl.fallback_mode("silent"):
+        s = torch.multinomial(p, 3).cpu()
+    assert s.shape == (5000, 3)
+    assert (s.sort(dim=1).values.diff(dim=1) > 0).all()  # distinct within a row
+    assert (s != 1).all()
+    first = torch.bincount(s[:, 0], minlength=5).double()
+    assert chi_square(first, torch.tensor([0.1, 0.0, 0.6, 0.3, 0.5])) < CHI2_1E6[4]
+
+
+def test_multinomial_reproducible(strict):
+    p = torch.rand(3, 50, device=DEV)
+    torch.ocl.manual_seed(15)
+    a = torch.multinomial(p, 100, replacement=True).cpu()
+    b = torch.multinomial(p, 100, replacement=True).cpu()
+    torch.ocl.manual_seed(15)
+    a2 = torch.multinomial(p, 100, replacement=True).cpu()
+    assert torch.equal(a, a2) and not torch.equal(a, b)
+    g = torch.Generator(device=DEV).manual_seed(3)
+    c = torch.multinomial(p, 100, replacement=True, generator=g).cpu()
+    g.manual_seed(3)
+    assert torch.equal(c, torch.multinomial(p, 100, replacement=True, generator=g).cpu())
+
+
+def _same_error_args(fn, *args, **kw):
+    with pytest.raises(Exception) as cpu:
+        fn(*args, **kw)
+    with pytest.raises(type(cpu.value)) as dev:
+        fn(*[a.to(DEV) if isinstance(a, torch.Tensor) else a for a in args], **kw)
+    assert str(dev.value).split("\n")[0] == str(cpu.value).split("\n")[0]
+
+
+@pytest.mark.parametrize("replacement", [False, True])
+def test_multinomial_errors(strict, replacement):
+    for probs in ([1.0, -1.0, 1.0], [1.0, math.inf, 1.0], [1.0, 1.0, math.nan], [0.0, 0.0, 0.0]):
+        _same_error_args(torch.multinomial, torch.tensor(probs), 2, replacement)
+    _same_error_args(torch.multinomial, torch.tensor([[1.0, 2.0], [0.0, 0.0]]), 2, replacement)  # a zero-sum row
+    _same_error_args(torch.multinomial, torch.tensor([1.0, 2.0]), 0, replacement)
+    _same_error_args(torch.multinomial, torch.ones(2, 2, 2), 1, replacement)
+    _same_error_args(torch.multinomial, torch.tensor([1, 2]), 1, replacement)
+    if not replacement:
+        _same_error_args(torch.multinomial, torch.tensor([1.0, 2.0]), 3, False)  # n_sample > categories
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_poisson_moments(strict, dtype):
+    torch.ocl.manual_seed(16)
+    rates = torch.tensor([0.0, 0.5, 3.0, 9.5, 20.0, 1000.0], dtype=dtype)
+    n = 20_000
+    x = torch.poisson(rates.to(DEV).repeat(n, 1)).cpu().double()
+    assert x.dtype == torch.float64 and (x == x.round()).all() and (x >= 0).all()
+    assert (x[:, 0] == 0).all()
+    lam = rates.double()[1:]
+    mean, var = x[:, 1:].mean(0), x[:, 1:].var(0)
+    assert ((mean - lam).abs() < 6 * (lam / n).sqrt()).all(), mean
+    assert ((var / lam - 1).abs() < 0.06).all(), var
+    # the small-rate path: P(X = 0) = exp(-rate)
+    assert abs((x[:, 1] == 0).double().mean().item() - math.exp(-0.5)) < 0.02
+
+
+def test_poisson_shapes_and_reproducible(strict):
+    rates = torch.rand(40, 30, device=DEV) * 15
+    torch.ocl.manual_seed(17)
+    a = torch.poisson(rates.t()).cpu()  # non-contiguous rates
+    b = torch.poisson(rates.t()).cpu()
+    torch.ocl.manual_seed(17)
+    assert torch.equal(a, torch.poisson(rates.t()).cpu()) and not torch.equal(a, b)
+    assert a.shape == (30, 40)
+    assert torch.poisson(torch.empty(0, 3, device=DEV)).shape == (0, 3)
+    z = torch.poisson(torch.tensor(4.0, device=DEV))
+    assert z.shape == () and z.device.type == "ocl"
+    big = torch.poisson(torch.full((100_003,), 2.0, device=DEV)).cpu()
+    assert abs(big.mean().item() - 2.0) < 0.03
+
+
+def test_poisson_errors(strict):
+    _same_error_args(torch.poisson, torch.tensor([1, 2]))
