@@ -37,31 +37,24 @@ LAYOUTS = {
     "stepped": ((40, 70), 1, "step"),
 }
 
+# One op per accumulator kind (each (op, dtype, kernel) is a program to
+# compile, so the list stays short): ACC (sum), T (amax), Welford with two
+# outputs (std_mean), MinMax (aminmax), ACC with a parameter (vector_norm).
 FLOAT_OPS = {
     "sum": lambda x, d: x.sum(d) if d is not None else x.sum(),
-    "mean": lambda x, d: x.mean(d) if d is not None else x.mean(),
-    "nansum": lambda x, d: x.nansum(d) if d is not None else x.nansum(),
     "amax": lambda x, d: x.amax(d) if d is not None else x.amax(),
-    "amin": lambda x, d: x.amin(d) if d is not None else x.amin(),
-    "var": lambda x, d: x.var(d) if d is not None else x.var(),
     "std_mean": lambda x, d: torch.std_mean(x, d) if d is not None else torch.std_mean(x),
-    "norm2": lambda x, d: torch.linalg.vector_norm(x, 2, d),
-    "norm_inf": lambda x, d: torch.linalg.vector_norm(x, float("inf"), d),
-    "logsumexp": lambda x, d: torch.logsumexp(x, d if d is not None else tuple(range(x.dim()))),
     "aminmax": lambda x, d: torch.aminmax(x, dim=d) if isinstance(d, int) else torch.aminmax(x),
+    "norm3": lambda x, d: torch.linalg.vector_norm(x, 3, d),
 }
+# ValueIndex accumulators, one and two outputs.
 INDEX_OPS = {
     "argmax": lambda x, d: x.argmax(d) if isinstance(d, int) else x.argmax(),
-    "argmin": lambda x, d: x.argmin(d) if isinstance(d, int) else x.argmin(),
-    "max_dim": lambda x, d: x.max(d) if isinstance(d, int) else x.max(),
     "min_dim": lambda x, d: x.min(d) if isinstance(d, int) else x.min(),
 }
 INT_OPS = {
     "sum": FLOAT_OPS["sum"],
     "prod": lambda x, d: x.prod(d) if isinstance(d, int) else x.prod(),
-    "amax": FLOAT_OPS["amax"],
-    "count_nonzero": lambda x, d: torch.count_nonzero(x, d),
-    "any": lambda x, d: x.any(d) if d is not None else x.any(),
     "all": lambda x, d: x.all(d) if d is not None else x.all(),
 }
 
@@ -102,7 +95,7 @@ def test_float_reductions(op, layout):
 
 
 @pytest.mark.parametrize("layout", list(LAYOUTS))
-@pytest.mark.parametrize("op", ["sum", "mean", "amax", "var"])
+@pytest.mark.parametrize("op", ["sum", "std_mean"])
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=dname)
 def test_half_reductions_accumulate_in_float(op, layout, dtype):
     # The CPU also accumulates half types in float; results differ by rounding only.
@@ -119,7 +112,7 @@ def test_index_reductions_first_index_wins(op, layout, dtype):
 
 
 @pytest.mark.parametrize("layout", ["dim0_lanes", "many_rows", "few_long_rows", "one_result", "transposed"])
-@pytest.mark.parametrize("op", ["argmax", "max_dim", "amax", "amin", "sum"])
+@pytest.mark.parametrize("op", ["argmax", "min_dim", "amax", "sum"])
 def test_nan_wins(op, layout):
     x, dim = _input(layout, torch.float32)
     flat = x.view(-1) if x.is_contiguous() else None
@@ -133,7 +126,7 @@ def test_nan_wins(op, layout):
 
 @pytest.mark.parametrize("layout", list(LAYOUTS))
 @pytest.mark.parametrize("op", list(INT_OPS))
-@pytest.mark.parametrize("dtype", [torch.int32, torch.uint8, torch.bool], ids=dname)
+@pytest.mark.parametrize("dtype", [torch.int32, torch.bool], ids=dname)
 def test_integer_reductions(op, layout, dtype):
     x, dim = _input(layout, dtype)
     _compare(INT_OPS[op], x, dim)
@@ -142,7 +135,8 @@ def test_integer_reductions(op, layout, dtype):
 @pytest.mark.parametrize("layout", ["dim0_lanes", "many_rows", "few_long_rows", "two_dims"])
 def test_gradients(layout):
     x, dim = _input(layout, torch.float64)
-    for fn in (FLOAT_OPS["sum"], FLOAT_OPS["var"], FLOAT_OPS["logsumexp"], FLOAT_OPS["norm2"]):
+    logsumexp = lambda x, d: torch.logsumexp(x, d)  # noqa: E731
+    for fn in (FLOAT_OPS["sum"], FLOAT_OPS["norm3"], logsumexp):
         c = x.clone().requires_grad_()
         o = x.to("ocl").requires_grad_()
         fn(c, dim).sum().backward()
