@@ -8,6 +8,7 @@
 #include <torch/library.h>
 
 #include "backend/kernel_launch.h"
+#include "backend/runtime.h"
 
 namespace torch_ocl {
 namespace {
@@ -39,6 +40,18 @@ struct Contig {
     if (orig.defined() && !work.is_same(orig)) orig.copy_(work);
   }
 };
+
+// Elements per work item (PER_ITEM in kernels/optim.cl): 1 on GPUs, a
+// contiguous run of 32 on CPU devices (measured with PoCL: 3-4x faster than
+// one element per item).
+int64_t per_item(c10::DeviceIndex device) { return device_info(device).is_gpu() ? 1 : 32; }
+
+// "#define NAME 0|1" lines: the kernels' compile-time options.
+std::string flags(c10::DeviceIndex device, std::initializer_list<std::pair<const char*, bool>> options) {
+  std::string s = "#define PER_ITEM " + std::to_string(per_item(device)) + "\n";
+  for (const auto& [name, on] : options) s += std::string("#define ") + name + (on ? " 1\n" : " 0\n");
+  return s;
+}
 
 Launch& maybe(Launch& l, const Tensor& t) { return t.defined() ? l.tensor(t) : l.null_tensor(); }
 
@@ -72,15 +85,19 @@ void fused_sgd(TensorList params, TensorList grads, TensorList momentum_buffer_l
     const Tensor lr_dev = lr_t.defined() ? lr_t.to(dev, ct) : Tensor();
     Contig p(param), g(grads[i]), buf(no_momentum_buffer ? Tensor() : momentum_buffer_list[i]);
     check_dtype_supported(param.scalar_type(), dev.index());
-    Launch l(dev.index(), "optim", dtype_preamble(param.scalar_type()), "fused_sgd");
+    Launch l(dev.index(), "optim",
+             dtype_preamble(param.scalar_type()) +
+                 flags(dev.index(), {{"GRAD_SCALE", scale.defined()}, {"MAXIMIZE", maximize}, {"WEIGHT_DECAY", weight_decay != 0},
+                        {"MOMENTUM", momentum != 0}, {"NESTEROV", nesterov}}),
+             "fused_sgd");
     l.tensor(p.work).tensor(g.work);
     maybe(l, buf.work);
     maybe(l, lr_dev);
     maybe(l, scale);
     maybe(l, inf);
     l.scalar(weight_decay, ct).scalar(momentum, ct).scalar(lr, ct).scalar(1 - dampening, ct);
-    l.value<int32_t>(nesterov).value<int32_t>(maximize).value<int32_t>(is_first_step).value<int64_t>(param.numel());
-    l.run_items(param.numel());
+    l.value<int32_t>(is_first_step).value<int64_t>(param.numel());
+    l.run_items((param.numel() + per_item(dev.index()) - 1) / per_item(dev.index()));
     p.write_back();
     if (scale.defined()) g.write_back();
     buf.write_back();
@@ -140,7 +157,11 @@ void fused_adam(TensorList params, TensorList grads, TensorList exp_avgs, Tensor
     const Tensor lr_dev = lr_t.defined() ? lr_t.to(dev, ct) : Tensor();
     Contig p(param), g(grads[i]), m(exp_avgs[i]), v(exp_avg_sqs[i]), vmax(amsgrad ? max_exp_avg_sqs[i] : Tensor());
     check_dtype_supported(param.scalar_type(), dev.index());
-    Launch l(dev.index(), "optim", dtype_preamble(param.scalar_type()), "fused_adam");
+    Launch l(dev.index(), "optim",
+             dtype_preamble(param.scalar_type()) +
+                 flags(dev.index(), {{"GRAD_SCALE", scale.defined()}, {"MAXIMIZE", maximize}, {"WEIGHT_DECAY", weight_decay != 0},
+                        {"AMSGRAD", amsgrad}, {"ADAMW", adamw}}),
+             "fused_adam");
     l.tensor(p.work).tensor(g.work).tensor(m.work).tensor(v.work);
     maybe(l, vmax.work);
     l.tensor(step);
@@ -148,8 +169,8 @@ void fused_adam(TensorList params, TensorList grads, TensorList exp_avgs, Tensor
     maybe(l, scale);
     maybe(l, inf);
     l.scalar(lr, ct).scalar(beta1, ct).scalar(beta2, ct).scalar(weight_decay, ct).scalar(eps, ct);
-    l.value<int32_t>(amsgrad).value<int32_t>(maximize).value<int32_t>(adamw).value<int64_t>(param.numel());
-    l.run_items(param.numel());
+    l.value<int64_t>(param.numel());
+    l.run_items((param.numel() + per_item(dev.index()) - 1) / per_item(dev.index()));
     p.write_back();
     if (scale.defined()) g.write_back();
     m.write_back();
