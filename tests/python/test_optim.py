@@ -193,3 +193,45 @@ def test_fused_step_does_not_synchronise_on_step_tensors():
         p.grad = torch.ones_like(p)
     opt.step()
     assert all(opt.state[p]["step"].device.type == "ocl" for p in params)
+
+
+@pytest.mark.parametrize("impl", [dict(), dict(fused=True)], ids=["foreach", "fused"])
+@pytest.mark.parametrize("opt_name", ["SGD", "Adam"])
+def test_grad_scaler(opt_name, impl):
+    """torch.amp.GradScaler('ocl'): _amp_foreach_non_finite_check_and_unscale_
+    and _amp_update_scale_ native (kernels/amp_ops.cpp); a step with an inf
+    gradient is skipped and the scale backs off, as on the CPU."""
+    results = {}
+    for device in ("cpu", "ocl"):
+        torch.manual_seed(0)
+        model = torch.nn.Linear(4, 3).to(device)
+        opt = getattr(torch.optim, opt_name)(model.parameters(), lr=0.1, **impl)
+        scaler = torch.amp.GradScaler(device, init_scale=2.0**10, growth_interval=2)
+        g = torch.Generator().manual_seed(5)
+        trace = []
+        for i in range(5):
+            x = torch.randn(3, 4, generator=g)
+            if i == 2:
+                x[0, 0] = float("inf")
+            loss = model(x.to(device)).sum()
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+            opt.zero_grad()
+            trace.append((scaler.get_scale(), scaler._growth_tracker.item(), model.weight.detach().cpu().clone()))
+        results[device] = trace
+    for (s_c, t_c, w_c), (s_o, t_o, w_o) in zip(results["cpu"], results["ocl"]):
+        assert (s_o, t_o) == (s_c, t_c)
+        assert_close(w_o, w_c, **TOL[torch.float32])
+    assert results["cpu"][2][0] < results["cpu"][1][0]  # the inf step backed off
+
+
+def test_amp_ops_errors():
+    for device in ("cpu", "ocl"):
+        with pytest.raises(RuntimeError, match="found_inf must be a float tensor"):
+            torch._amp_foreach_non_finite_check_and_unscale_([torch.ones(2, device=device)],
+                                                             torch.zeros(1, dtype=torch.double, device=device),
+                                                             torch.ones(1, device=device))
+        with pytest.raises(RuntimeError, match="growth_tracker must be an int tensor"):
+            torch._amp_update_scale_(torch.ones(1, device=device), torch.zeros(1, device=device),
+                                     torch.zeros(1, device=device), 2.0, 0.5, 2)
