@@ -3,6 +3,7 @@
 // plus a column sum, instead of the generic decomposition
 // (t, matmul/addmm, reshapes) and its recorded graph.
 #include <ATen/ops/addmm.h>
+#include <ATen/ops/_unsafe_view.h>
 #include <ATen/ops/mm.h>
 #include <torch/autograd.h>
 #include <torch/library.h>
@@ -29,7 +30,9 @@ class LinearFunction : public torch::autograd::Function<LinearFunction> {
     shape.push_back(weight.size(0));
     ctx->save_for_backward({input, weight});
     ctx->saved_data["has_bias"] = has_bias;
-    return out.view(shape);
+    // _unsafe_view: not a view in autograd's eyes, so callers may modify the
+    // output in place (the RNN tanh/relu cells do), as with the generic linear.
+    return at::_unsafe_view(out, shape);
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grads) {

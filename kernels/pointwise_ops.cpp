@@ -64,6 +64,8 @@
 #include <ATen/ops/glu_native.h>
 #include <ATen/ops/glu_backward_native.h>
 #include <ATen/ops/gt_native.h>
+#include <ATen/ops/_prelu_kernel_backward_native.h>
+#include <ATen/ops/_prelu_kernel_native.h>
 #include <ATen/ops/hardshrink_native.h>
 #include <ATen/ops/hardshrink_backward_native.h>
 #include <ATen/ops/hardsigmoid_native.h>
@@ -436,6 +438,14 @@ OCL_POINTWISE_STUB(shrink_backward, shrink_backward_stub, .expr = "(b >= -p0 && 
                    .ninputs = 2, .dtypes = kFloating, .params = "T")
 OCL_NATIVE_OP(structured_hardshrink_backward_out, "hardshrink_backward", nullptr, "hardshrink_backward.grad_input")
 OCL_NATIVE_OP(structured_softshrink_backward_out, "softshrink_backward", nullptr, "softshrink_backward.grad_input")
+// prelu: ATen's _prelu_kernel / _prelu_kernel_backward (generic: a TensorIterator
+// over self, weight (broadcast by the composite prelu) and grad + the stubs).
+OCL_POINTWISE_STUB(prelu, prelu_stub, .expr = "a > (T)0 ? a : b * a", .ninputs = 2, .dtypes = kFloating)
+OCL_NATIVE_FN("_prelu_kernel", &at::native::_prelu_kernel)
+// (self, weight, grad) -> grad_self, grad_weight (per element; prelu's autograd sums it)
+OCL_POINTWISE_STUB(prelu_backward, prelu_backward_stub, .expr = "a > (T)0 ? c : b * c", .ninputs = 3,
+                   .dtypes = kFloating, .expr2 = "a > (T)0 ? (T)0 : a * c")
+OCL_NATIVE_FN("_prelu_kernel_backward", &at::native::_prelu_kernel_backward)
 OCL_POINTWISE_STUB(glu, glu_stub, .expr = "a * ((T)1 / ((T)1 + exp(-b)))", .ninputs = 2, .dtypes = kFloating)
 OCL_NATIVE_OP(structured_glu_out, "glu", nullptr, "glu.out")
 // glu_backward: a = sigmoid(second half), b = first half, c = grad
