@@ -31,17 +31,7 @@ def param_tol(opt):
     return PARAM_TOL
 
 
-def upsample_native():
-    return torch._C._dispatch_has_kernel_for_dispatch_key("aten::upsample_bilinear2d.out", "PrivateUse1")
-
-
-# F.interpolate(mode="bilinear") becomes native on branch `resample`; until it
-# is merged the UNet cannot run strict (test_unet_numerics_with_upsample_fallback
-# checks its numerics meanwhile).
-NEEDS_RESAMPLE = pytest.mark.xfail(not upsample_native(), reason="upsample_bilinear2d native only with branch resample",
-                                   raises=RuntimeError, strict=True)
-
-MODELS = ["resnet18", "gpt", "lstm", pytest.param("unet", marks=NEEDS_RESAMPLE)]
+MODELS = ["resnet18", "gpt", "lstm", "unet"]
 
 
 def train(name, device, steps=STEPS, **optim_kwargs):
@@ -94,16 +84,6 @@ def test_model_fused_optimizer(name, strict):
     """fused=True (one kernel per parameter tensor) trains like the CPU's
     fused optimizer."""
     check_training(name, fused=True)
-
-
-def test_unet_numerics_with_upsample_fallback(fallback_stats):
-    """The UNet's numerics now, with upsampling on the fallback (the only ops
-    allowed there)."""
-    with torch.ocl.fallback_mode("silent"):
-        check_training("unet")
-    allowed = {"aten::upsample_bilinear2d.out", "aten::upsample_bilinear2d_backward.grad_input",
-               "aten::upsample_bilinear2d", "aten::upsample_bilinear2d_backward"}
-    assert set(fallback_stats()) <= allowed, fallback_stats()
 
 
 def test_lstm_eval_dropout_between_layers(strict):
