@@ -349,6 +349,18 @@ def bench_conv(batch, target_s, has_cuda):
         except NotNative as e:
             row["ocl_status"] = str(e)
         del args
+        # The three GEMMs the convolution runs (forward, grad input, grad
+        # weight) alone, as torch.mm on ocl with the whole batch as columns:
+        # conv time / GEMM time is the cost of im2col/col2im, bias and layout.
+        kk, cols = cin * k * k, batch * out_hw * out_hw
+        wm, cm, gm = (torch.randn(*s_).to(OCL) for s_ in ((cout, kk), (kk, cols), (cout, cols)))
+        try:
+            t, _ = run_native(f"conv gemms {name}", lambda: adaptive(
+                lambda: (wm @ cm, wm.t() @ gm, gm @ cm.t()), _sync_ocl, target_s, 1, 1000, warmup=1))
+            row.update(gemm_s=t, conv_over_gemm=row["ocl_s"] / t if "ocl_s" in row else float("nan"))
+        except NotNative as e:
+            row["gemm_status"] = str(e)
+        del wm, cm, gm
         args = leaves("cpu")
         t, _ = adaptive(lambda: step(*args), _sync_none, target_s, 1, 1000, warmup=1)
         row.update(cpu_s=t, cpu_gflops=flop / t / 1e9)
@@ -368,7 +380,9 @@ def bench_conv(batch, target_s, has_cuda):
 def print_conv(rows, has_cuda):
     print(f"h. conv2d forward + backward (grad input, weight, bias), float32, batch {rows[0]['batch']}, "
           "padding k//2 (ratio = time ocl / time cpu, >1 = ocl slower)")
-    hdr = f"   {'shape':<20} {'GFLOP':>6} | {'ocl ms':>9} {'cpu ms':>9} | {'ocl GF/s':>8} {'cpu GF/s':>8} | {'ocl/cpu':>7}"
+    print("   gemm ms = the convolution's three GEMMs alone as torch.mm on ocl; conv/gemm = im2col/col2im + bias overhead")
+    hdr = (f"   {'shape':<20} {'GFLOP':>6} | {'ocl ms':>9} {'cpu ms':>9} | {'ocl GF/s':>8} {'cpu GF/s':>8} | {'ocl/cpu':>7}"
+           f" | {'gemm ms':>8} {'conv/gemm':>9}")
     if has_cuda:
         hdr += f" | {'cuda ms':>8} {'ocl/cuda':>8}"
     print(hdr)
@@ -378,6 +392,7 @@ def print_conv(rows, has_cuda):
             line += f"{r['ocl_s']*1e3:>9.1f} {r['cpu_s']*1e3:>9.1f} | {r['ocl_gflops']:>8.2f} {r['cpu_gflops']:>8.2f} | {r['ratio_ocl_cpu']:>7.2f}"
         else:
             line += f"{r['ocl_status'][:19]:>19} | {'-':>8} {r['cpu_gflops']:>8.2f} | {'-':>7}"
+        line += f" | {r['gemm_s']*1e3:>8.1f} {r['conv_over_gemm']:>9.2f}" if "gemm_s" in r else f" | {'-':>8} {'-':>9}"
         if has_cuda:
             line += f" | {r['cuda_s']*1e3:>8.3f} {r.get('ratio_ocl_cuda', float('nan')):>8.1f}"
         print(line)
