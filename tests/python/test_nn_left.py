@@ -129,3 +129,84 @@ def test_multilabel_margin_loss_errors():
                     match="Expected non-empty vector")
     raises_like_cpu(F.multilabel_margin_loss, logits((2, 4), torch.bfloat16), torch.zeros(2, 4, dtype=torch.long),
                     match="not implemented for 'BFloat16'")
+
+
+# ---- rrelu / rrelu_with_noise ----
+RRELU_FLOATS = [torch.float32, torch.float64, torch.bfloat16]  # the CPU's training dtypes
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16], ids=str)
+def test_rrelu_eval_matches_cpu(dtype):
+    x = logits((5, 7), dtype)
+    check(F.rrelu, x, 0.1, 0.3, False, tol=dict(rtol=0, atol=0))
+    check(F.rrelu, x.t(), grad=False, tol=dict(rtol=0, atol=0))
+    y = x.to("ocl")
+    F.rrelu(y, 0.2, 0.4, training=False, inplace=True)
+    assert_close(y.cpu(), F.rrelu(x, 0.2, 0.4, training=False), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("dtype", RRELU_FLOATS, ids=str)
+def test_rrelu_training(dtype):
+    x = logits((1001, 3), dtype).t()  # non-contiguous, 3003 elements
+    lower, upper = 0.1, 0.3
+    xd = x.to("ocl").requires_grad_()
+    torch.ocl.manual_seed(123)
+    noise = torch.empty_like(xd.detach())
+    out = torch.ops.aten.rrelu_with_noise(xd, noise, lower, upper, True)
+    neg = x <= 0
+    n = noise.cpu()
+    assert neg.any() and (~neg).any()
+    assert (n[~neg] == 1).all()
+    assert (n[neg] >= lower).all() and (n[neg] <= upper).all()
+    assert n[neg].float().std() > 0.02  # really random, not a constant slope
+    # out = x * slope in opmath, as the CPU (bfloat16 stores the slope rounded)
+    exact = dict(rtol=0, atol=0) if dtype != torch.bfloat16 else dict(rtol=8e-3, atol=0)
+    assert_close(out.detach().cpu(), torch.where(neg, x * n, x), **exact)
+    # gradient equals the noise
+    g = torch.rand(x.shape, dtype=dtype)
+    out.backward(g.to("ocl"))
+    assert_close(xd.grad.cpu(), g * n)
+    # reproducible under torch.ocl.manual_seed; a second draw differs
+    torch.ocl.manual_seed(123)
+    again = F.rrelu(x.to("ocl"), lower, upper, training=True)
+    assert_close(again.cpu(), out.detach().cpu(), rtol=0, atol=0)
+    other = F.rrelu(x.to("ocl"), lower, upper, training=True)
+    assert not torch.equal(other.cpu(), again.cpu())
+
+
+def test_rrelu_training_inplace_and_module():
+    x = logits((4, 50))
+    torch.ocl.manual_seed(7)
+    ref = F.rrelu(x.to("ocl"), training=True).cpu()
+    torch.ocl.manual_seed(7)
+    y = x.to("ocl")
+    F.rrelu(y, training=True, inplace=True)
+    assert_close(y.cpu(), ref, rtol=0, atol=0)
+    m = torch.nn.RReLU(0.05, 0.2).to("ocl").train()
+    xd = x.to("ocl").requires_grad_()
+    m(xd).sum().backward()
+    gr = xd.grad.cpu()
+    assert ((gr[x > 0] == 1).all() and (gr[x <= 0] >= 0.05).all() and (gr[x <= 0] <= 0.2).all())
+    assert F.rrelu(torch.empty(0, 3, device="ocl"), training=True).shape == (0, 3)
+
+
+def test_rrelu_errors():
+    raises_like_cpu(F.rrelu, logits((3, 4), torch.float16), training=True, match="not implemented for 'Half'")
+    x = logits((3, 4))
+    raises_like_cpu(torch.ops.aten.rrelu_with_noise, x, torch.empty(4, 3), 0.1, 0.3, True,
+                    match="noise tensor shape must match")
+    raises_like_cpu(F.rrelu, x, 0.5, 0.1, True, match="Lower bound should be less than or equal")
+
+
+def test_rrelu_with_noise_functional_and_out():
+    x = logits((6, 5)).to("ocl")
+    torch.ocl.manual_seed(3)
+    out, noise = torch.ops.aten.rrelu_with_noise_functional(x, torch.empty_like(x), 0.1, 0.3, True)
+    torch.ocl.manual_seed(3)
+    n2 = torch.empty_like(x)
+    o2 = torch.empty(0, device="ocl")
+    torch.ops.aten.rrelu_with_noise.out(x, n2, 0.1, 0.3, True, out=o2)
+    assert_close(o2.cpu(), out.cpu(), rtol=0, atol=0)
+    assert_close(n2.cpu(), noise.cpu(), rtol=0, atol=0)
+    g = torch.ops.aten.rrelu_with_noise_backward(torch.ones_like(x), x, noise, 0.1, 0.3, True, False)
+    assert_close(g.cpu(), noise.cpu())
