@@ -210,3 +210,85 @@ def test_rrelu_with_noise_functional_and_out():
     assert_close(n2.cpu(), noise.cpu(), rtol=0, atol=0)
     g = torch.ops.aten.rrelu_with_noise_backward(torch.ones_like(x), x, noise, 0.1, 0.3, True, False)
     assert_close(g.cpu(), noise.cpu())
+
+
+# ---- fractional_max_pool2d / 3d (the caller's _random_samples: same windows as the CPU) ----
+POOL_FLOATS = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
+
+
+def frac_pool(dims):
+    return torch.ops.aten.fractional_max_pool2d if dims == 2 else torch.ops.aten.fractional_max_pool3d
+
+
+@pytest.mark.parametrize("dtype", POOL_FLOATS, ids=str)
+@pytest.mark.parametrize("case", [
+    (2, (2, 3, 11, 9), (2, 3), (5, 4)),
+    (2, (3, 10, 10), (3, 3), (4, 7)),
+    (2, (1, 2, 7, 7), (1, 1), (7, 1)),
+    (3, (2, 2, 7, 8, 9), (2, 3, 2), (3, 4, 5)),
+    (3, (3, 6, 7, 6), (2, 3, 2), (4, 1, 4)),
+], ids=str)
+def test_fractional_max_pool(dtype, case):
+    dims, shape, kernel, out_size = case
+    x = logits(shape, dtype)
+    n = shape[0] if len(shape) == dims + 2 else 1
+    c = shape[-dims - 1]
+    samples = torch.rand(n + 1, c, dims, dtype=torch.float64).to(dtype)  # N' >= N is allowed
+    op = frac_pool(dims)
+    exact = dict(rtol=0, atol=0)
+    check(lambda a, s: op(a, list(kernel), list(out_size), s)[0], x, samples, grad_args=[0], tol=exact)
+    eo, ei = op(x, list(kernel), list(out_size), samples)
+    ao, ai = op(x.to("ocl"), list(kernel), list(out_size), samples.to("ocl"))
+    assert_close(ao.cpu(), eo, **exact)
+    assert torch.equal(ai.cpu(), ei)
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_fractional_max_pool_module_noncontiguous(dims):
+    shape = (2, 3) + (9,) * dims
+    x = logits(shape)
+    x = x.transpose(-1, -2)  # non-contiguous
+    samples = torch.rand(2, 3, dims)
+    f = F.fractional_max_pool2d if dims == 2 else F.fractional_max_pool3d
+    check(lambda a, s: f(a, 2, output_ratio=(0.5,) * dims, _random_samples=s), x, samples, grad_args=[0],
+          tol=dict(rtol=0, atol=0))
+    # channels_last input
+    if dims == 2:
+        xc = x.contiguous(memory_format=torch.channels_last)
+        check(lambda a, s: f(a, 3, output_size=5, _random_samples=s), xc, samples, grad_args=[0],
+              tol=dict(rtol=0, atol=0))
+    # empty batch
+    e = f(torch.empty((0, 3) + (9,) * dims, device="ocl"), 2, output_size=4, _random_samples=samples.to("ocl"))
+    assert e.shape == (0, 3) + (4,) * dims
+
+
+def test_fractional_max_pool_random_samples_on_device():
+    # without _random_samples the module draws them on ocl (uniform_, native)
+    x = logits((2, 3, 12, 12)).to("ocl").requires_grad_()
+    out = F.fractional_max_pool2d(x, 3, output_size=5)
+    out.sum().backward()
+    assert out.shape == (2, 3, 5, 5) and x.grad.sum().item() == 2 * 3 * 25
+
+
+def test_fractional_max_pool_errors():
+    def op2(*a):
+        return frac_pool(2)(*a)[0]
+
+    def op3(*a):
+        return frac_pool(3)(*a)[0]
+
+    raises_like_cpu(op2, logits((1, 1, 3, 3)), [2, 2], [4, 4], torch.rand(1, 1, 2), match="too large relative")
+    raises_like_cpu(op2, logits((1, 1, 9, 9)), [2, 2], [4, 4], torch.rand(1, 1, 3), match="equals to 2; got 3")
+    raises_like_cpu(op2, logits((1, 1, 9, 9)), [2, 2], [4, 4], torch.rand(1, 1, 2, dtype=torch.float64),
+                    match="same dtype as input")
+    raises_like_cpu(op3, logits((1, 1, 3, 9, 9)), [2, 2, 2], [4, 4, 4], torch.rand(1, 1, 3), match="pool time 2")
+    raises_like_cpu(torch.ops.aten.fractional_max_pool3d_backward, logits((1, 1, 4, 4, 3)), logits((1, 1, 9, 9, 9)),
+                    [2, 2, 2], [4, 4, 4], torch.zeros(1, 1, 4, 4, 4, dtype=torch.long), match="gradOutput width")
+    raises_like_cpu(torch.ops.aten.fractional_max_pool2d_backward, logits((1, 1, 4, 3)), logits((1, 1, 9, 9)),
+                    [2, 2], [4, 4], torch.zeros(1, 1, 4, 4, dtype=torch.long), match="gradOutput sizes unexpected")
+    # an index outside the input plane is skipped and reported at the next sync
+    idx = torch.zeros(1, 1, 2, 2, dtype=torch.long, device="ocl")
+    idx[0, 0, 1, 1] = 81
+    with pytest.raises(RuntimeError, match="index 81 is out of range"):
+        torch.ops.aten.fractional_max_pool2d_backward(torch.ones(1, 1, 2, 2, device="ocl"),
+                                                      torch.ones(1, 1, 9, 9, device="ocl"), [2, 2], [2, 2], idx).cpu()
