@@ -5,6 +5,10 @@
 // - nll_loss (1-d/2-d input) and nll_loss2d: ATen's meta (nll_loss) or the
 //   CPU's checks (nll_loss2d) + kernels/loss.cl; a target out of range is
 //   reported by the device-side flag (IndexError "Target t is out of bounds.")
+// - multi_margin_loss / multilabel_margin_loss (+ backward): ATen's shape
+//   checks (ATen/native/LossMulti.h) + kernels/loss.cl, one work item per row;
+//   a target out of range is reported by the device-side flag (RuntimeError,
+//   the CPU's message). float32/float64 only, as the CPU.
 // - binary_cross_entropy: kernels/loss.cl (it checks 0 <= input <= 1 on the
 //   device), its backward a table row; weights and reductions are ATen ops.
 // Composites that need nothing here: cross_entropy (incl. probabilities and
@@ -12,7 +16,9 @@
 // binary_cross_entropy_with_logits, poisson/gaussian nll, hinge, margin
 // ranking, cosine embedding, triplet margin.
 #include <ATen/core/Reduction.h>
+#include <ATen/TensorUtils.h>
 #include <ATen/native/BinaryOps.h>
+#include <ATen/native/LossMulti.h>
 #include <ATen/native/PointwiseOps.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/empty.h>
@@ -343,6 +349,187 @@ Tensor binary_cross_entropy_backward(const Tensor& grad, const Tensor& input, co
   return binary_cross_entropy_backward_out(grad, input, target, weight, reduction, grad_input);
 }
 
+// ---- multi_margin_loss / multilabel_margin_loss ----
+const int kMultiMarginCheck =
+    register_device_check("multi_margin_loss", DeviceCheckKind::kRuntimeError, "target out of range");
+const int kMultilabelCheck = register_device_check("multilabel_margin_loss", DeviceCheckKind::kRuntimeError,
+                                                   "argument #2 'target' is out of range");
+const int kMultilabelBackwardCheck = register_device_check(
+    "multilabel_margin_loss_backward", DeviceCheckKind::kRuntimeError, "argument #3 'target' is out of range");
+
+// The CPU's AT_DISPATCH_FLOATING_TYPES error (float32/float64 only).
+void check_float_or_double(c10::ScalarType dtype, const char* name) {
+  TORCH_CHECK_NOT_IMPLEMENTED(dtype == c10::kFloat || dtype == c10::kDouble, "\"", name, "\" not implemented for '",
+                              c10::toString(dtype), "'");
+}
+
+// A kernel parameter of the compute type CT (float or double here).
+void value_ct(Launch& l, c10::ScalarType dtype, double v) {
+  if (dtype == c10::kDouble) l.value(v);
+  else l.value(static_cast<float>(v));
+}
+
+// Runs `fill(rows)` that writes one value per row into a [nframe] tensor, then
+// stores it into `output` unreduced (when it is the [nframe] output) or
+// reduced to a sum / mean.
+template <typename Fill>
+void per_row_loss(const Tensor& output, int64_t nframe, int64_t reduction, const Fill& fill) {
+  const bool unreduced = reduction == None && output.dim() > 0;
+  if (unreduced && output.is_contiguous()) return fill(output);
+  Tensor rows = at::empty({nframe}, output.options());
+  fill(rows);
+  if (unreduced) output.copy_(rows);
+  else output.copy_(apply_loss_reduction(rows, reduction).reshape(output.sizes()));
+}
+
+Tensor& multi_margin_loss_out(const Tensor& input, const Tensor& target, const c10::Scalar& p_s,
+                              const c10::Scalar& margin, const std::optional<Tensor>& weight_opt, int64_t reduction,
+                              Tensor& output) {
+  const int64_t p = p_s.toLong();
+  TORCH_CHECK(p == 1 || p == 2, "only p == 1 and p == 2 supported");
+  int64_t nframe = 0, dim = 0;
+  at::native::multi_margin_loss_shape_check(nframe, dim, input.dim(), input, target, weight_opt);
+  if (reduction == None && target.dim() > 0) output.resize_({nframe});
+  else output.resize_({});
+  if (input.numel() == 0) return output;
+  const auto dtype = input.scalar_type();
+  check_float_or_double(dtype, "multi_margin_loss_cpu_kernel");
+  check_scalar_type(target, c10::kLong);
+  const Tensor w = weight_opt && weight_opt->defined() ? weight_opt->contiguous() : Tensor();
+  check_scalar_type(w, dtype);
+  const auto device = input.device().index();
+  check_dtype_supported(dtype, device);
+  const Tensor x = input.contiguous(), t = target.contiguous();
+  per_row_loss(output, nframe, reduction, [&](const Tensor& rows) {
+    Launch l(device, "loss", loss_preamble(dtype), "multi_margin_forward");
+    l.tensor(x).tensor(t);
+    if (w.defined()) l.tensor(w); else l.null_tensor();
+    l.value<cl_int>(w.defined()).value(nframe).value(dim).value<cl_int>(static_cast<cl_int>(p));
+    value_ct(l, dtype, margin.toDouble());
+    l.tensor(rows);
+    check_arg(l, device, kMultiMarginCheck);
+    l.run(static_cast<size_t>(nframe));
+  });
+  return output;
+}
+
+Tensor multi_margin_loss(const Tensor& input, const Tensor& target, const c10::Scalar& p, const c10::Scalar& margin,
+                         const std::optional<Tensor>& weight, int64_t reduction) {
+  Tensor output = at::empty({0}, input.options());
+  return multi_margin_loss_out(input, target, p, margin, weight, reduction, output);
+}
+
+Tensor& multi_margin_loss_backward_out(const Tensor& grad_output, const Tensor& input, const Tensor& target,
+                                       const c10::Scalar& p_s, const c10::Scalar& margin,
+                                       const std::optional<Tensor>& weight_opt, int64_t reduction,
+                                       Tensor& grad_input) {
+  const int64_t p = p_s.toLong();
+  TORCH_CHECK(p == 1 || p == 2, "only p == 1 and p == 2 supported");
+  int64_t nframe = 0, dim = 0;
+  at::native::multi_margin_loss_shape_check(nframe, dim, input.dim(), input, target, weight_opt);
+  grad_input.resize_as_(input);
+  TORCH_CHECK(grad_input.is_contiguous(), "grad_input must be contiguous");
+  if (input.numel() == 0) return grad_input;
+  const auto dtype = input.scalar_type();
+  check_float_or_double(dtype, "multi_margin_loss_backward_cpu_kernel");
+  check_scalar_type(target, c10::kLong);
+  const Tensor w = weight_opt && weight_opt->defined() ? weight_opt->contiguous() : Tensor();
+  check_scalar_type(w, dtype);
+  check_scalar_type(grad_output, dtype);
+  const auto device = input.device().index();
+  check_dtype_supported(dtype, device);
+  const bool one_grad = reduction != None || grad_output.dim() == 0;
+  const Tensor x = input.contiguous(), t = target.contiguous(), go = grad_output.contiguous();
+  const double g = reduction == Mean ? 1. / static_cast<double>(nframe * dim) : 1. / static_cast<double>(dim);
+  Launch l(device, "loss", loss_preamble(dtype), "multi_margin_backward");
+  l.tensor(grad_input).tensor(x).tensor(t);
+  if (w.defined()) l.tensor(w); else l.null_tensor();
+  l.value<cl_int>(w.defined()).tensor(go).value<int64_t>(one_grad ? 0 : 1).value(nframe).value(dim);
+  l.value<cl_int>(static_cast<cl_int>(p));
+  value_ct(l, dtype, margin.toDouble());
+  value_ct(l, dtype, g);
+  check_arg(l, device, kMultiMarginCheck);
+  l.run(static_cast<size_t>(nframe));
+  return grad_input;
+}
+
+Tensor multi_margin_loss_backward(const Tensor& grad_output, const Tensor& input, const Tensor& target,
+                                  const c10::Scalar& p, const c10::Scalar& margin,
+                                  const std::optional<Tensor>& weight, int64_t reduction) {
+  Tensor grad_input = at::empty({0}, input.options());
+  return multi_margin_loss_backward_out(grad_output, input, target, p, margin, weight, reduction, grad_input);
+}
+
+std::tuple<Tensor&, Tensor&> multilabel_margin_loss_forward_out(const Tensor& input, const Tensor& target,
+                                                                int64_t reduction, Tensor& output,
+                                                                Tensor& is_target) {
+  int64_t nframe = 0, dim = 0;
+  at::native::multilabel_margin_loss_shape_check(nframe, dim, input.dim(), input, target);
+  if (reduction != None || target.dim() <= 1) output.resize_({});
+  else output.resize_({nframe});
+  is_target.resize_as_(target);
+  TORCH_CHECK(is_target.is_contiguous(), "is_target must be contiguous");
+  is_target.zero_();
+  if (input.numel() == 0) return {output, is_target};
+  const auto dtype = input.scalar_type();
+  check_float_or_double(dtype, "multilabel_margin_loss_forward_out_frame");
+  check_scalar_type(target, c10::kLong);
+  check_scalar_type(is_target, dtype);
+  const auto device = input.device().index();
+  check_dtype_supported(dtype, device);
+  const Tensor x = input.contiguous(), t = target.contiguous();
+  per_row_loss(output, nframe, reduction, [&](const Tensor& rows) {
+    Launch l(device, "loss", loss_preamble(dtype), "multilabel_margin_forward");
+    l.tensor(x).tensor(t).tensor(is_target).value(nframe).value(dim).tensor(rows);
+    check_arg(l, device, kMultilabelCheck);
+    l.run(static_cast<size_t>(nframe));
+  });
+  return {output, is_target};
+}
+
+std::tuple<Tensor, Tensor> multilabel_margin_loss_forward(const Tensor& input, const Tensor& target,
+                                                          int64_t reduction) {
+  Tensor output = at::empty({0}, input.options()), is_target = at::empty({0}, input.options());
+  multilabel_margin_loss_forward_out(input, target, reduction, output, is_target);
+  return {output, is_target};
+}
+
+Tensor& multilabel_margin_loss_backward_out(const Tensor& grad_output, const Tensor& input, const Tensor& target,
+                                            int64_t reduction, const Tensor& is_target, Tensor& grad_input) {
+  int64_t nframe = 0, dim = 0;
+  at::native::multilabel_margin_loss_shape_check(nframe, dim, input.dim(), input, target);
+  at::checkSameSize("multilabel_margin_loss_backward_cpu_template", at::TensorArg(target, "target", 3),
+                    at::TensorArg(is_target, "is_target", 5));
+  grad_input.resize_as_(input);
+  if (grad_input.numel() == 0) return grad_input;
+  TORCH_CHECK(grad_input.is_contiguous(), "grad_input must be contiguous");
+  const auto dtype = input.scalar_type();
+  check_float_or_double(dtype, "multilabel_margin_loss_backward_out_frame");
+  check_scalar_type(target, c10::kLong);
+  check_scalar_type(is_target, dtype);
+  check_scalar_type(grad_output, dtype);
+  const bool one_grad = reduction != None || grad_output.dim() == 0;
+  if (!one_grad) at::check_dim_size(grad_output, 1, 0, nframe);
+  const auto device = input.device().index();
+  check_dtype_supported(dtype, device);
+  const Tensor x = input.contiguous(), t = target.contiguous(), it = is_target.contiguous(),
+               go = grad_output.contiguous();
+  const double g = reduction == Mean ? 1. / static_cast<double>(nframe * dim) : 1. / static_cast<double>(dim);
+  Launch l(device, "loss", loss_preamble(dtype), "multilabel_margin_backward");
+  l.tensor(grad_input).tensor(x).tensor(t).tensor(it).tensor(go).value<int64_t>(one_grad ? 0 : 1);
+  l.value(nframe).value(dim);
+  value_ct(l, dtype, g);
+  check_arg(l, device, kMultilabelBackwardCheck);
+  l.run(static_cast<size_t>(nframe));
+  return grad_input;
+}
+
+Tensor multilabel_margin_loss_backward(const Tensor& grad_output, const Tensor& input, const Tensor& target,
+                                       int64_t reduction, const Tensor& is_target) {
+  Tensor grad_input = at::empty(input.sizes(), input.options());
+  return multilabel_margin_loss_backward_out(grad_output, input, target, reduction, is_target, grad_input);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -354,6 +541,14 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("nll_loss2d_forward.output", TORCH_FN(nll_loss2d_forward_out));
   m.impl("nll_loss2d_backward", TORCH_FN(nll_loss2d_backward));
   m.impl("nll_loss2d_backward.grad_input", TORCH_FN(nll_loss2d_backward_out));
+  m.impl("multi_margin_loss", TORCH_FN(multi_margin_loss));
+  m.impl("multi_margin_loss.out", TORCH_FN(multi_margin_loss_out));
+  m.impl("multi_margin_loss_backward", TORCH_FN(multi_margin_loss_backward));
+  m.impl("multi_margin_loss_backward.grad_input", TORCH_FN(multi_margin_loss_backward_out));
+  m.impl("multilabel_margin_loss_forward", TORCH_FN(multilabel_margin_loss_forward));
+  m.impl("multilabel_margin_loss_forward.output", TORCH_FN(multilabel_margin_loss_forward_out));
+  m.impl("multilabel_margin_loss_backward", TORCH_FN(multilabel_margin_loss_backward));
+  m.impl("multilabel_margin_loss_backward.grad_input", TORCH_FN(multilabel_margin_loss_backward_out));
   m.impl("binary_cross_entropy", TORCH_FN(binary_cross_entropy));
   m.impl("binary_cross_entropy.out", TORCH_FN(binary_cross_entropy_out));
   m.impl("binary_cross_entropy_backward", TORCH_FN(binary_cross_entropy_backward));

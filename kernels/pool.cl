@@ -222,3 +222,83 @@ __kernel void max_unpool_forward(__global char* ob, ulong oo, __global char* xb,
           LOAD(in, offset(p.in_stride, x[0], x[1], x[2], x[3], x[4])));
   }
 }
+
+// ---- fractional max pooling (2-d: D = 1; 3-d) ----
+// `v` rounded to the storage type, as the CPU's scalar_t arithmetic rounds
+// each step of the interval computation (half / bfloat16).
+inline CT round_st(CT v) {
+  ulong buf = 0;
+  __private ST* t = (__private ST*)&buf;
+  STORE(t, 0, v);
+  return LOAD(t, 0);
+}
+
+// Start of output position o's window in dim k (ATen's generate_intervals):
+// pool size P = ksize[k], input size I, output size O, sample u.
+inline long fractional_start(const PoolParams* p, int k, long o, CT u) {
+  const long I = p->in_size[k], O = p->out_size[k], P = p->ksize[k];
+  if (o == O - 1) return I - P;
+  const CT alpha = round_st(round_st((CT)(I - P)) / round_st((CT)(O - 1)));
+  return (long)(int)round_st(round_st(round_st((CT)o) + u) * alpha) - (long)(int)round_st(u * alpha);
+}
+
+// One work item per output element. samples: contiguous [N', C, dims], the
+// CPU's order: 2-d (W, H), 3-d (T, H, W).
+__kernel void fractional_max_forward(__global char* ob, ulong oo, __global char* ib_, ulong io_,
+                                     __global char* xb, ulong xo, __global char* sb, ulong so, long dims,
+                                     PoolParams p) {
+  __global ST* out = PTR(ST, ob, oo);
+  __global long* idx = PTR(long, ib_, io_);
+  __global ST* in = PTR(ST, xb, xo);
+  __global ST* samples = PTR(ST, sb, so);
+  const long IH = p.in_size[1], IW = p.in_size[2];
+  GRID_LOOP(i, dst_count(&p, p.out_size)) {
+    long o[5], s[3];
+    decompose(&p, p.out_size, i, o);
+    __global ST* smp = samples + (o[0] * p.C + o[1]) * dims;
+    s[0] = dims == 2 ? 0 : fractional_start(&p, 0, o[2], LOAD(smp, 0));
+    s[1] = fractional_start(&p, 1, o[3], LOAD(smp, 1));
+    s[2] = fractional_start(&p, 2, o[4], LOAD(smp, dims == 2 ? 0 : 2));
+    const long base = o[0] * p.in_stride[0] + o[1] * p.in_stride[1];
+    long best = (s[0] * IH + s[1]) * IW + s[2];
+    CT m = -INFINITY;
+    for (long d = s[0]; d < s[0] + p.ksize[0]; ++d)
+      for (long h = s[1]; h < s[1] + p.ksize[1]; ++h)
+        for (long w = s[2]; w < s[2] + p.ksize[2]; ++w) {
+          const CT v = LOAD(in, base + d * p.in_stride[2] + h * p.in_stride[3] + w * p.in_stride[4]);
+          if (v > m || IS_NAN(v)) {
+            m = v;
+            best = (d * IH + h) * IW + w;
+          }
+        }
+    STORE(out, offset(p.out_stride, o[0], o[1], o[2], o[3], o[4]), m);
+    idx[offset(p.idx_stride, o[0], o[1], o[2], o[3], o[4])] = best;
+  }
+}
+
+// Backward: one work item per (n, c) plane adds grad_output into grad_input
+// (zeroed by the launcher) at the indices, in the CPU's order (so the same
+// roundings). An index outside the plane is skipped and reported.
+__kernel void fractional_max_backward(__global char* gib, ulong gio, __global char* gob, ulong goo,
+                                      __global char* ib_, ulong io_, PoolParams p, __global int* flag,
+                                      int check) {
+  __global ST* grad_in = PTR(ST, gib, gio);
+  __global ST* grad_out = PTR(ST, gob, goo);
+  __global long* idx = PTR(long, ib_, io_);
+  const long ID = p.in_size[0], IH = p.in_size[1], IW = p.in_size[2];
+  const long OD = p.out_size[0], OH = p.out_size[1], OW = p.out_size[2];
+  GRID_LOOP(plane, p.N * p.C) {
+    const long n = plane / p.C, c = plane % p.C;
+    for (long d = 0; d < OD; ++d)
+      for (long h = 0; h < OH; ++h)
+        for (long w = 0; w < OW; ++w) {
+          const long j = idx[offset(p.idx_stride, n, c, d, h, w)];
+          if (j < 0 || j >= ID * IH * IW) {
+            report_bad_index(flag, check, j, 0, ID * IH * IW);
+            continue;
+          }
+          const long g = offset(p.in_stride, n, c, j / (IH * IW), (j / IW) % IH, j % IW);
+          STORE(grad_in, g, (CT)LOAD(grad_in, g) + (CT)LOAD(grad_out, offset(p.out_stride, n, c, d, h, w)));
+        }
+  }
+}

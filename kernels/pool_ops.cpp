@@ -1,6 +1,8 @@
 // Pooling on PrivateUse1: max / avg / adaptive pooling (2-d and 3-d; the 1-d
 // ops are ATen composites over the 2-d ones), forward and backward, and
-// max_unpool2d/3d. Kernels: kernels/pool.cl (one program per dtype).
+// max_unpool2d/3d, fractional_max_pool2d/3d (the caller's _random_samples
+// decide the windows, as ATen's generate_intervals). Kernels: kernels/pool.cl
+// (one program per dtype).
 //
 // The structured ops (max_pool2d_with_indices, avg_pool2d/3d,
 // adaptive_max_pool2d/3d and their backward ops) reuse ATen's meta functions
@@ -9,6 +11,7 @@
 // argument checks below repeat the CPU's, with its messages, using ATen's
 // shared helpers (Pool.h, AdaptivePooling.h) where it has them.
 #include <ATen/native/AdaptivePooling.h>
+#include <ATen/native/FractionalMaxPooling.h>
 #include <ATen/native/Pool.h>
 #include <ATen/ops/adaptive_max_pool2d_backward_meta.h>
 #include <ATen/ops/adaptive_max_pool2d_meta.h>
@@ -18,6 +21,9 @@
 #include <ATen/ops/avg_pool2d_meta.h>
 #include <ATen/ops/avg_pool3d_backward_meta.h>
 #include <ATen/ops/avg_pool3d_meta.h>
+#include <ATen/ops/fractional_max_pool2d_backward_meta.h>
+#include <ATen/ops/fractional_max_pool2d_meta.h>
+#include <ATen/ops/fractional_max_pool3d_meta.h>
 #include <ATen/ops/max_pool2d_with_indices_backward_meta.h>
 #include <ATen/ops/max_pool2d_with_indices_meta.h>
 
@@ -126,6 +132,10 @@ void check_pool_dtype(const char* name, c10::ScalarType t, bool integers, bool l
   TORCH_CHECK_NOT_IMPLEMENTED(ok, "\"", name, "\" not implemented for '", c10::toString(t), "'");
 }
 
+std::string pool_preamble(c10::ScalarType dtype) {
+  return dtype_preamble(dtype) + kernel_source("device_checks") + "#define LOWEST " + lowest(dtype) + "\n";
+}
+
 void run_pool(const char* kernel, const PoolParams& p, std::initializer_list<at::TensorBase> tensors,
               int64_t items, int check = 0) {
   if (items == 0) return;
@@ -133,8 +143,7 @@ void run_pool(const char* kernel, const PoolParams& p, std::initializer_list<at:
   const auto device = first.device().index();
   const auto dtype = first.scalar_type();
   check_dtype_supported(dtype, device);
-  Launch l(device, "pool", dtype_preamble(dtype) + kernel_source("device_checks") + "#define LOWEST " + lowest(dtype) + "\n",
-           kernel);
+  Launch l(device, "pool", pool_preamble(dtype), kernel);
   for (const auto& t : tensors) l.tensor(t);
   l.value(p);
   if (check) check_arg(l, device, check);
@@ -490,6 +499,67 @@ Tensor max_unpool3d(const Tensor& self, const Tensor& indices, IntArrayRef outpu
   return max_unpool3d_out(self, indices, output_size, stride, padding, output);
 }
 
+// ---- fractional_max_pool2d/3d (structured forward ops and 2-d backward: ATen's metas) ----
+
+const int kFractionalCheck = register_device_check("fractional_max_pool_backward", DeviceCheckKind::kRuntimeError,
+                                                   "index {index} is out of range for an input plane of {size} elements");
+
+template <int Dims>
+void fractional_max_impl(at::impl::MetaBase&, const Tensor& out, const Tensor& indices, const Tensor& self,
+                         IntArrayRef kernel, IntArrayRef, const Tensor& samples) {
+  at::native::fractional_max_pool_check_shape<Dims>(self, samples);  // (the CPU impl's check, not in the meta)
+  check_pool_dtype(Dims == 2 ? "fractional_max_pool2d_out_frame" : "fractional_max_pool3d_out_frame",
+                   self.scalar_type(), false);
+  if (out.numel() == 0) return;
+  const Window w = make_window(Dims, kernel, {}, {});
+  const PoolParams p = make_params(self, out, indices, out, Dims, &w);
+  const Tensor smp = samples.contiguous();
+  const auto device = self.device().index();
+  check_dtype_supported(self.scalar_type(), device);
+  Launch l(device, "pool", pool_preamble(self.scalar_type()), "fractional_max_forward");
+  l.tensor(out).tensor(indices).tensor(self).tensor(smp).value<int64_t>(Dims).value(p);
+  l.run_items(static_cast<size_t>(out.numel()));
+}
+
+template <int Dims>
+void fractional_max_backward_compute(const Tensor& grad_input, const Tensor& grad_output, const Tensor& indices,
+                                     IntArrayRef kernel) {
+  check_pool_dtype(Dims == 2 ? "fractional_max_pool2d_backward_out_frame" : "fractional_max_pool3d_backward_out_frame",
+                   grad_input.scalar_type(), false);
+  grad_input.zero_();
+  if (grad_input.numel() == 0 || grad_output.numel() == 0) return;
+  const Window w = make_window(Dims, kernel, {}, {});
+  const PoolParams p = make_params(grad_input, grad_output, indices, grad_input, Dims, &w);
+  run_pool("fractional_max_backward", p, {grad_input, grad_output.to(grad_input.scalar_type()), indices},
+           p.N * p.C, kFractionalCheck);
+}
+
+void fractional_max2d_backward_impl(at::impl::MetaBase&, const Tensor& grad_input, const Tensor& grad_output,
+                                    const Tensor&, IntArrayRef kernel, IntArrayRef, const Tensor& indices) {
+  fractional_max_backward_compute<2>(grad_input, grad_output, indices, kernel);
+}
+
+// fractional_max_pool3d_backward: a CPU-only entry point (its checks, FractionalMaxPool3d.cpp).
+Tensor& fractional_max3d_backward_out(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel,
+                                      IntArrayRef output_size, const Tensor& indices, Tensor& grad_input) {
+  const int64_t off = self.dim() == 5 ? 1 : 0;
+  TORCH_CHECK(output_size[0] == grad_output.size(1 + off),
+              "fractional_max_pool3d_backward_out(): gradOutput time unexpected");
+  TORCH_CHECK(output_size[1] == grad_output.size(2 + off),
+              "fractional_max_pool3d_backward_out(): ", "gradOutput height unexpected");
+  TORCH_CHECK(output_size[2] == grad_output.size(3 + off),
+              "fractional_max_pool3d_backward_out(): gradOutput width unexpected");
+  grad_input.resize_as_(self);
+  fractional_max_backward_compute<3>(grad_input, grad_output, indices, kernel);
+  return grad_input;
+}
+
+Tensor fractional_max3d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel,
+                                 IntArrayRef output_size, const Tensor& indices) {
+  Tensor grad_input = at::empty({0}, self.options());
+  return fractional_max3d_backward_out(grad_output, self, kernel, output_size, indices, grad_input);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -538,6 +608,16 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("max_unpool2d.out", TORCH_FN(max_unpool2d_out));
   m.impl("max_unpool3d", TORCH_FN(max_unpool3d));
   m.impl("max_unpool3d.out", TORCH_FN(max_unpool3d_out));
+
+  register_structured2<structured_fractional_max_pool2d, &fractional_max_impl<2>, IA, IA, const Tensor&>(
+      m, "fractional_max_pool2d", "fractional_max_pool2d.output");
+  register_structured2<structured_fractional_max_pool3d, &fractional_max_impl<3>, IA, IA, const Tensor&>(
+      m, "fractional_max_pool3d", "fractional_max_pool3d.output");
+  register_structured<structured_fractional_max_pool2d_backward, &fractional_max2d_backward_impl, const Tensor&,
+                      IA, IA, const Tensor&>(m, "fractional_max_pool2d_backward", nullptr,
+                                             "fractional_max_pool2d_backward.grad_input");
+  m.impl("fractional_max_pool3d_backward", TORCH_FN(fractional_max3d_backward));
+  m.impl("fractional_max_pool3d_backward.grad_input", TORCH_FN(fractional_max3d_backward_out));
 }
 
 }  // namespace torch_ocl

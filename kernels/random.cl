@@ -270,6 +270,31 @@ __kernel void rng_dropout(Indexer ix, long n, __global char* ob, ulong oo, __glo
   END_BLOCKS
 }
 
+// rrelu_with_noise (training): for x <= 0, noise = lower + u * (upper - lower)
+// (u uniform in [0, 1)) and out = x * noise; else noise = 1 and out = x.
+// Operands: 0 out, 1 noise, 2 in.
+__kernel void rng_rrelu(Indexer ix, long n, __global char* ob, ulong oo, __global char* nb, ulong no,
+                        __global char* ib, ulong io, ulong seed, ulong offset, FT lower, FT range) {
+  __global ST* out = PTR(ST, ob, oo);
+  __global ST* noise = PTR(ST, nb, no);
+  __global ST* in = PTR(ST, ib, io);
+  FOR_BLOCKS(g, r, n, VPB)
+    FT us[VPB];
+    uniforms(r, us);
+    for (int k = 0; k < VPB; ++k) {
+      const long i = ELEM(g, k);
+      if (i < n) {
+        long off[MAX_OPERANDS];
+        indexer_offsets(&ix, i, off);
+        const FT x = LOAD(in, off[2]);
+        const FT slope = x <= (FT)0 ? lower + us[k] * range : (FT)1;
+        STORE(noise, off[1], slope);
+        STORE(out, off[0], x <= (FT)0 ? x * slope : x);
+      }
+    }
+  END_BLOCKS
+}
+
 // randperm(n): out[i] = a keyed pseudo-random permutation of [0, 2^(2h))
 // (a balanced Feistel network, Philox as round function) applied to i,
 // cycle-walked until it lands in [0, n): a bijection on [0, n), no sort.

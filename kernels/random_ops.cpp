@@ -5,6 +5,7 @@
 // kernels are in kernels/random.cl. Each launch reserves one Philox counter
 // block per element-thread from the ocl generator (backend/generator.h).
 // Also native_dropout (fused mask + scale) and randperm (Feistel permutation).
+// rrelu_with_noise (+ in-place / out=): training noise from Philox, eval = leaky_relu.
 #include <ATen/ExpandUtils.h>
 #include <ATen/TensorIterator.h>
 #include <ATen/native/DistributionTemplates.h>
@@ -16,6 +17,8 @@
 #include <ATen/ops/cumsum.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
+#include <ATen/ops/leaky_relu.h>
+#include <ATen/native/Resize.h>
 #include <ATen/ops/multinomial_native.h>
 #include <ATen/ops/stack.h>
 #include <ATen/ops/exponential_native.h>
@@ -242,6 +245,48 @@ std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor& input, doubl
   return {out, mask};
 }
 
+// rrelu_with_noise (the CPU's checks): training draws the noise on the device
+// (one Philox block per VPB elements, as the other distributions); eval is
+// leaky_relu with slope (lower + upper) / 2, as the CPU.
+at::Tensor& rrelu_with_noise_out(const at::Tensor& self, at::Tensor& noise, const at::Scalar& lower,
+                                 const at::Scalar& upper, bool training, Gen gen, at::Tensor& output) {
+  TORCH_CHECK(self.sym_sizes() == noise.sym_sizes(), "noise tensor shape must match self tensor shape. Got self.shape = ",
+              self.sym_sizes(), " noise.shape = ", noise.sym_sizes());
+  if (!training) {
+    const double slope = (lower.toDouble() + upper.toDouble()) / 2;
+    return at::leaky_relu_out(output, self, slope);
+  }
+  const auto dtype = self.scalar_type();
+  TORCH_CHECK_NOT_IMPLEMENTED(dtype == at::kFloat || dtype == at::kDouble || dtype == at::kBFloat16,
+                              "\"rrelu_with_noise_out_cpu\" not implemented for '", c10::toString(dtype), "'");
+  if (!output.is_same(self)) at::native::resize_output(output, self.sizes());
+  auto iter = at::TensorIteratorConfig()
+                  .add_output(output)
+                  .add_output(noise)
+                  .add_const_input(self)
+                  .check_all_same_dtype(false)
+                  .resize_outputs(false)
+                  .set_check_mem_overlap(false)
+                  .build();
+  const double lo = lower.toDouble(), range = upper.toDouble() - lo;
+  if (dtype == at::kDouble)
+    launch(iter, random_preamble(dtype), "rng_rrelu", 2, gen, lo, range);
+  else
+    launch(iter, random_preamble(dtype), "rng_rrelu", 4, gen, static_cast<float>(lo), static_cast<float>(range));
+  return output;
+}
+
+at::Tensor rrelu_with_noise(const at::Tensor& self, at::Tensor& noise, const at::Scalar& lower,
+                            const at::Scalar& upper, bool training, Gen gen) {
+  at::Tensor output = at::empty_like(self, at::MemoryFormat::Contiguous);
+  return rrelu_with_noise_out(self, noise, lower, upper, training, std::move(gen), output);
+}
+
+at::Tensor& rrelu_with_noise_(at::Tensor& self, at::Tensor& noise, const at::Scalar& lower, const at::Scalar& upper,
+                              bool training, Gen gen) {
+  return rrelu_with_noise_out(self, noise, lower, upper, training, std::move(gen), self);
+}
+
 // randperm: out[i] = F(i) for a keyed Feistel permutation F of [0, 4^h),
 // 4^h >= n, cycle-walked into [0, n) (random.cl). No sort; not every one of
 // the n! permutations is reachable, as with any seeded generator.
@@ -365,6 +410,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("normal.float_Tensor_out", TORCH_FN(static_cast<NormalFTOut>(at::native::normal_out)));
   m.impl("normal.Tensor_Tensor_out", TORCH_FN(static_cast<NormalTTOut>(at::native::normal_out)));
   m.impl("native_dropout", TORCH_FN(native_dropout));
+  m.impl("rrelu_with_noise", TORCH_FN(rrelu_with_noise));
+  m.impl("rrelu_with_noise_", TORCH_FN(rrelu_with_noise_));
+  m.impl("rrelu_with_noise.out", TORCH_FN(rrelu_with_noise_out));
   m.impl("native_dropout_backward", TORCH_FN(at::native::native_dropout_backward));
   m.impl("randperm.generator_out", TORCH_FN(randperm_out));
 }
