@@ -95,6 +95,9 @@ def main(argv=None) -> int:
     parser.add_argument("--ops", help="comma-separated OpInfo names (default: all)")
     parser.add_argument("--dtypes", help="comma-separated dtypes (default: all the device supports)")
     parser.add_argument("--from-results", metavar="JSON", help="render an earlier run's ops.json instead of sweeping")
+    parser.add_argument("--merge", action="store_true",
+                        help="with --ops/--dtypes: replace those pairs' results in the existing report (the rest, "
+                             "and the sweep's time and date, stay as the last full run left them)")
     root = expectations.repo_root() or os.getcwd()
     parser.add_argument("--out", default=os.path.join(root, "docs", "ops.md"), help="report path (default: %(default)s)")
     args = parser.parse_args(argv)
@@ -134,13 +137,20 @@ def main(argv=None) -> int:
             },
             "results": results,
         }
-        if args.ops or args.dtypes:
+        if (args.ops or args.dtypes) and args.merge:
+            with open(json_out) as f:
+                base = json.load(f)
+            fresh = {(r["op"], r["dtype"]): r for r in results}
+            merged = [fresh.pop((r["op"], r["dtype"]), r) for r in base["results"]]
+            data = {"meta": base["meta"], "results": merged + list(fresh.values())}
+            print(f"merged {len(results)} fresh results into {json_out}")
+        if (args.ops or args.dtypes) and not args.merge:
             print("partial sweep (--ops/--dtypes): the report files are left as they are")
         else:
             with open(json_out, "w") as f:  # one result per line: readable diffs
                 f.write('{"meta": ' + json.dumps(data["meta"]) + ',\n"results": [\n')
-                f.write(",\n".join(json.dumps(r) for r in results) + "\n]}\n")
-    if not (args.ops or args.dtypes):
+                f.write(",\n".join(json.dumps(r) for r in data["results"]) + "\n]}\n")
+    if not (args.ops or args.dtypes) or args.merge:
         with open(args.out, "w") as f:
             f.write(render(data["results"], data["meta"], known))
         print(f"wrote {args.out} and {json_out}")
