@@ -23,6 +23,8 @@
 #include <c10/core/DeviceGuard.h>
 #include <clblast.h>
 
+#include <cstdio>
+
 #include "backend/device_ptr.h"
 #include "backend/fallback.h"
 #include "backend/kernel_launch.h"
@@ -170,6 +172,57 @@ void gemm_small_n(const at::Tensor& out, const at::Tensor& a, const at::Tensor& 
   l.run(static_cast<size_t>(out.size(0)));
 }
 
+// Everything else on CPU devices (PoCL): kernels/gemm.cl, a register-tiled kernel
+// that PoCL compiles well; CLBlast's Xgemm reaches only a fraction of it there
+// (bench/bench_gemm.py). TORCH_OCL_OWN_GEMM=0: always CLBlast (for comparisons).
+bool use_own_gemm(const at::Tensor& out) {
+  static const bool enabled = [] {
+    const char* env = std::getenv("TORCH_OCL_OWN_GEMM");
+    return !(env && std::string(env) == "0");
+  }();
+  return enabled && !device_info(out.device().index()).is_gpu() && clblast_type(out.scalar_type());
+}
+
+struct TileShape {
+  int tm, tn;
+};
+TileShape gemm_tile_shape(c10::ScalarType dtype) {
+  static const TileShape dev = [] {  // TORCH_OCL_GEMM_TILE=MxN (development: tile experiments)
+    const char* env = std::getenv("TORCH_OCL_GEMM_TILE");
+    TileShape t{0, 0};
+    if (env) std::sscanf(env, "%dx%d", &t.tm, &t.tn);
+    return t;
+  }();
+  if (dev.tm > 0 && dev.tn > 0) return dev;
+  return dtype == c10::kDouble ? TileShape{4, 8} : TileShape{4, 16};
+}
+
+// 2-d or 3-d (batched, any batch strides incl. 0) operands.
+void gemm_tile(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, double alpha, double beta) {
+  const auto dtype = out.scalar_type();
+  const TileShape ts = gemm_tile_shape(dtype);
+  const std::string acc = dtype == c10::kDouble ? "double" : "float";
+  const std::string n = std::to_string(ts.tn);
+  const std::string preamble = dtype_preamble(dtype) + "#define TM " + std::to_string(ts.tm) + "\n#define TN " + n +
+                               "\n#define ACCV " + acc + n + "\n#define VLOADN vload" + n + "\n#define VSTOREN vstore" +
+                               n + "\n";
+  const bool batched = out.dim() == 3;
+  // B is read a row (TN columns) at a time: unit column stride, else a row-major copy.
+  const at::Tensor bb = b.stride(-1) == 1 || b.size(-1) == 1 ? b : b.contiguous();
+  const int64_t M = out.size(-2), N = out.size(-1), K = a.size(-1);
+  const int64_t batch = batched ? out.size(0) : 1;
+  auto bstride = [&](const at::Tensor& t) { return batched && t.size(0) != 1 ? t.stride(0) : int64_t{0}; };
+  Launch l(out.device().index(), "gemm", preamble, "gemm_tile");
+  l.tensor(a).tensor(bb).tensor(out);
+  l.value<int64_t>(M).value<int64_t>(N).value<int64_t>(K).value<int64_t>(batch);
+  l.value<int64_t>(a.stride(-2)).value<int64_t>(a.stride(-1)).value<int64_t>(bstride(a));
+  l.value<int64_t>(bb.stride(-2)).value<int64_t>(bstride(bb));
+  l.value<int64_t>(out.stride(-2)).value<int64_t>(out.stride(-1)).value<int64_t>(bstride(out));
+  l.scalar(alpha, dtype).scalar(beta, dtype);
+  const int64_t tiles = (M + ts.tm - 1) / ts.tm * ((N + ts.tn - 1) / ts.tn) * batch;
+  l.run(static_cast<size_t>(tiles));
+}
+
 // out = alpha * a @ b + beta * out (out already holds the addend when beta != 0).
 void gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, double alpha, double beta) {
   if (out.numel() == 0) return;
@@ -188,6 +241,7 @@ void gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, doubl
   if (use_small_n(out)) return gemm_small_n(out, a, b, alpha, beta);
   if (out.dim() == 2 && out.size(0) <= kSmallN && use_small_n(out.t()))  // out^T = b^T @ a^T
     return gemm_small_n(out.t(), b.t(), a.t(), alpha, beta);
+  if (use_own_gemm(out)) return gemm_tile(out, a, b, alpha, beta);
   if (beta == 0) out.zero_();  // beta = 0 must ignore NaNs in out
   const int64_t nd = out.dim();
   // Row-major matrices that do not overlap: stacked, or (in views of a larger
