@@ -194,7 +194,7 @@ TileShape gemm_tile_shape(c10::ScalarType dtype) {
     return t;
   }();
   if (dev.tm > 0 && dev.tn > 0) return dev;
-  return dtype == c10::kDouble ? TileShape{4, 8} : TileShape{4, 16};
+  return dtype == c10::kDouble ? TileShape{4, 8} : TileShape{6, 16};
 }
 
 // 2-d or 3-d (batched, any batch strides incl. 0) operands.
@@ -207,16 +207,22 @@ void gemm_tile(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, 
                                "\n#define ACCV " + acc + n + "\n#define VLOADN vload" + n + "\n#define VSTOREN vstore" +
                                n + "\n";
   const bool batched = out.dim() == 3;
-  // B is read a row (TN columns) at a time: unit column stride, else a row-major copy.
-  const at::Tensor bb = b.stride(-1) == 1 || b.size(-1) == 1 ? b : b.contiguous();
   const int64_t M = out.size(-2), N = out.size(-1), K = a.size(-1);
   const int64_t batch = batched ? out.size(0) : 1;
   auto bstride = [&](const at::Tensor& t) { return batched && t.size(0) != 1 ? t.stride(0) : int64_t{0}; };
-  Launch l(out.device().index(), "gemm", preamble, "gemm_tile");
-  l.tensor(a).tensor(bb).tensor(out);
+  const c10::DeviceIndex device = out.device().index();
+  // B packed into column panels [batch][N/TN][K][TN]; a shared (expanded) B once.
+  const int64_t pbatch = bstride(b) == 0 ? 1 : batch, nbn = (N + ts.tn - 1) / ts.tn;
+  const at::Tensor packed = at::empty({pbatch, nbn, K, ts.tn}, out.options());
+  Launch pack(device, "gemm", preamble, "gemm_pack_b");
+  pack.tensor(b).tensor(packed).value<int64_t>(K).value<int64_t>(N).value<int64_t>(pbatch * nbn * K);
+  pack.value<int64_t>(b.stride(-2)).value<int64_t>(b.stride(-1)).value<int64_t>(bstride(b));
+  pack.run(static_cast<size_t>(pbatch * nbn * K));
+  Launch l(device, "gemm", preamble, "gemm_tile");
+  l.tensor(a).tensor(packed).tensor(out);
   l.value<int64_t>(M).value<int64_t>(N).value<int64_t>(K).value<int64_t>(batch);
   l.value<int64_t>(a.stride(-2)).value<int64_t>(a.stride(-1)).value<int64_t>(bstride(a));
-  l.value<int64_t>(bb.stride(-2)).value<int64_t>(bstride(bb));
+  l.value<int64_t>(pbatch == 1 ? 0 : packed.stride(0));
   l.value<int64_t>(out.stride(-2)).value<int64_t>(out.stride(-1)).value<int64_t>(bstride(out));
   l.scalar(alpha, dtype).scalar(beta, dtype);
   const int64_t tiles = (M + ts.tm - 1) / ts.tm * ((N + ts.tn - 1) / ts.tn) * batch;

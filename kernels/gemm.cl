@@ -3,18 +3,38 @@
 // memory and work-group-wide vectorisation; PoCL runs a work group's items as a loop and
 // vectorises only simple code, so here each work item computes one TM x TN tile of C with
 // explicit vector accumulators (ACCV = TN-wide, one per row): for each k, one vector load of a
-// row of B and TM scalar broadcasts of A. Tiles are numbered with the row block fastest, so the
-// items of a group share one column panel of B (kept in cache).
+// row of B and TM scalar broadcasts of A. Tiles are numbered with the row block fastest, so
+// consecutive items share one column panel of B (kept in cache). (Ordering by slices of A that
+// fit in the L2 cache was measured slower.)
 // From the launcher: TM, TN, ACCV (ACC vector of TN), VLOADN (vload of TN), after dtype_preamble.
-// A: any strides (transposed views work in place); B: unit column stride (b_rs = row stride);
-// C: any strides. Rows past M are clamped (computed twice, never stored); columns past N are
-// loaded as 0. beta == 0 never reads C (NaN there must not leak).
+// A and C: any strides (transposed views work in place). B is first packed by gemm_pack_b into
+// column panels [batch][N/TN][K][TN] (zero-padded past N): each item then reads one contiguous
+// panel (strided rows of a large B cost a TLB miss per k). Rows past M are clamped (computed
+// twice, never stored). beta == 0 never reads C (NaN there must not leak).
 
-__kernel void gemm_tile(__global char* ab, ulong ao, __global char* bb, ulong bo, __global char* cb, ulong co,
-                        long M, long N, long K, long batch, long a_rs, long a_cs, long a_bs, long b_rs, long b_bs,
-                        long c_rs, long c_cs, long c_bs, ACC alpha, ACC beta) {
-  __global const ST* A = PTR(ST, ab, ao);
+// P[z][p][k][q] = B[z][k][p * TN + q], 0 past N; one work item per (z, p, k) row of a panel.
+__kernel void gemm_pack_b(__global char* bb, ulong bo, __global char* pb, ulong po, long K, long N, long rows,
+                          long b_rs, long b_cs, long b_bs) {
   __global const ST* B = PTR(ST, bb, bo);
+  __global ST* P = PTR(ST, pb, po);
+  const long nbn = (N + TN - 1) / TN;
+  for (long r = get_global_id(0); r < rows; r += get_global_size(0)) {
+    const long k = r % K, p = (r / K) % nbn, z = r / (K * nbn);
+    __global const ST* b = B + z * b_bs + k * b_rs + p * TN * b_cs;
+    __global ST* d = P + r * TN;
+    const int nv = (int)min((long)TN, N - p * TN);
+#pragma unroll
+    for (int q = 0; q < TN; ++q) d[q] = q < nv ? b[q * b_cs] : (ST)0;
+  }
+}
+
+
+
+__kernel void gemm_tile(__global char* ab, ulong ao, __global char* pb, ulong po, __global char* cb, ulong co,
+                        long M, long N, long K, long batch, long a_rs, long a_cs, long a_bs, long p_bs, long c_rs,
+                        long c_cs, long c_bs, ACC alpha, ACC beta) {
+  __global const ST* A = PTR(ST, ab, ao);
+  __global const ST* P = PTR(ST, pb, po);
   __global ST* C = PTR(ST, cb, co);
   const long nbm = (M + TM - 1) / TM, nbn = (N + TN - 1) / TN;
   const long tiles = nbm * nbn * batch;
@@ -24,26 +44,14 @@ __kernel void gemm_tile(__global char* ab, ulong ao, __global char* bb, ulong bo
     __global const ST* a[TM];
 #pragma unroll
     for (int i = 0; i < TM; ++i) a[i] = A + z * a_bs + min(r0 + i, M - 1) * a_rs;
-    __global const ST* b = B + z * b_bs + j0;
+    __global const ST* b = P + z * p_bs + bn * K * TN;
     ACCV acc[TM];
 #pragma unroll
     for (int i = 0; i < TM; ++i) acc[i] = (ACCV)0;
-    if (j0 + TN <= N) {
-      for (long k = 0; k < K; ++k) {
-        const ACCV bv = VLOADN(0, b + k * b_rs);
+    for (long k = 0; k < K; ++k) {
+      const ACCV bv = VLOADN(k, b);
 #pragma unroll
-        for (int i = 0; i < TM; ++i) acc[i] = fma((ACCV)(a[i][k * a_cs]), bv, acc[i]);
-      }
-    } else {  // last column panel: columns past N read as 0
-      const int nv = (int)(N - j0);
-      for (long k = 0; k < K; ++k) {
-        ST tmp[TN];
-#pragma unroll
-        for (int q = 0; q < TN; ++q) tmp[q] = q < nv ? b[k * b_rs + q] : (ST)0;
-        const ACCV bv = VLOADN(0, tmp);
-#pragma unroll
-        for (int i = 0; i < TM; ++i) acc[i] = fma((ACCV)(a[i][k * a_cs]), bv, acc[i]);
-      }
+      for (int i = 0; i < TM; ++i) acc[i] = fma((ACCV)(a[i][k * a_cs]), bv, acc[i]);
     }
     const int nr = (int)min((long)TM, M - r0), nc = (int)min((long)TN, N - j0);
     __global ST* c = C + z * c_bs + r0 * c_rs + j0 * c_cs;
