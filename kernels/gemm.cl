@@ -55,6 +55,14 @@ __kernel void gemm_tile(__global char* ab, ulong ao, __global char* pb, ulong po
     }
     const int nr = (int)min((long)TM, M - r0), nc = (int)min((long)TN, N - j0);
     __global ST* c = C + z * c_bs + r0 * c_rs + j0 * c_cs;
+    if (nr == TM && nc == TN && c_cs == 1) {  // a full tile of row-major C: vector stores
+#pragma unroll
+      for (int i = 0; i < TM; ++i) {
+        __global ST* p = c + i * c_rs;
+        VSTOREN(beta == 0 ? alpha * acc[i] : alpha * acc[i] + beta * VLOADN(0, p), 0, p);
+      }
+      continue;
+    }
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
       if (i < nr) {
