@@ -136,16 +136,30 @@ void gemm_typed(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b,
   }
 }
 
+// Matrix products on CPU devices (PoCL): kernels/gemm.cl, a register-tiled kernel
+// that PoCL compiles well, 2-8x faster than CLBlast's tuned Xgemm there
+// (bench/bench_gemm.py); the skinny kernel below keeps N <= 8. GPUs keep CLBlast.
+// TORCH_OCL_OWN_GEMM=0: CLBlast (and the skinny kernel up to 16) everywhere.
+bool use_own_gemm(const at::Tensor& out) {
+  static const bool enabled = [] {
+    const char* env = std::getenv("TORCH_OCL_OWN_GEMM");
+    return !(env && std::string(env) == "0");
+  }();
+  return enabled && !device_info(out.device().index()).is_gpu() && clblast_type(out.scalar_type());
+}
+
 // Skinny products on CPU devices (PoCL): CLBlast pads C to its tile width and
 // runs 2-10x slower than one pass over A (measured in bench/bench_gemm.py).
 constexpr int64_t kSmallN = 16;  // SMALL_N in blas_small.cl
+// Where the tiled kernel runs it wins above N = 8 (a tie at 8) and for M <= 16 at any N.
+constexpr int64_t kSmallNWithOwnGemm = 8;
 bool use_small_n(const at::Tensor& out) {
   static const bool enabled = [] {
-    const char* env = std::getenv("TORCH_OCL_SMALL_N");  // 0: always CLBlast (for comparisons)
+    const char* env = std::getenv("TORCH_OCL_SMALL_N");  // 0: no skinny kernel (for comparisons)
     return !(env && std::string(env) == "0");
   }();
   const int64_t nd = out.dim();
-  return enabled && nd == 2 && out.size(1) <= kSmallN && out.size(0) >= 64 &&
+  return enabled && nd == 2 && out.size(1) <= (use_own_gemm(out) ? kSmallNWithOwnGemm : kSmallN) && out.size(0) >= 64 &&
          !device_info(out.device().index()).is_gpu() && clblast_type(out.scalar_type());
 }
 
@@ -170,17 +184,6 @@ void gemm_small_n(const at::Tensor& out, const at::Tensor& a, const at::Tensor& 
   l.scalar(alpha, dtype).scalar(beta, dtype);
   // a few rows per work item: PoCL runs a work group's items as one vectorised loop
   l.run(static_cast<size_t>(out.size(0)));
-}
-
-// Everything else on CPU devices (PoCL): kernels/gemm.cl, a register-tiled kernel
-// that PoCL compiles well; CLBlast's Xgemm reaches only a fraction of it there
-// (bench/bench_gemm.py). TORCH_OCL_OWN_GEMM=0: always CLBlast (for comparisons).
-bool use_own_gemm(const at::Tensor& out) {
-  static const bool enabled = [] {
-    const char* env = std::getenv("TORCH_OCL_OWN_GEMM");
-    return !(env && std::string(env) == "0");
-  }();
-  return enabled && !device_info(out.device().index()).is_gpu() && clblast_type(out.scalar_type());
 }
 
 struct TileShape {
@@ -245,7 +248,7 @@ void gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, doubl
     return;
   }
   if (use_small_n(out)) return gemm_small_n(out, a, b, alpha, beta);
-  if (out.dim() == 2 && out.size(0) <= kSmallN && use_small_n(out.t()))  // out^T = b^T @ a^T
+  if (out.dim() == 2 && out.size(0) <= kSmallN && !use_own_gemm(out) && use_small_n(out.t()))  // out^T = b^T @ a^T
     return gemm_small_n(out.t(), b.t(), a.t(), alpha, beta);
   if (use_own_gemm(out)) return gemm_tile(out, a, b, alpha, beta);
   if (beta == 0) out.zero_();  // beta = 0 must ignore NaNs in out
