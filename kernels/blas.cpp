@@ -1,5 +1,7 @@
 // Matrix and vector products through CLBlast: mm, addmm, bmm, baddbmm, addbmm
-// (Gemm / GemmStridedBatched), addmv and mv (Gemv), dot and vdot (Dot).
+// (Gemm / GemmStridedBatched), addmv and mv (Gemv), dot and vdot (Dot). On CPU
+// devices the matrix products use hand-written kernels instead: kernels/gemm.cl
+// (register-tiled, gemm_tile) and kernels/blas_small.cl (skinny, gemm_small_n).
 // Transposed views are passed as transposes with their leading dimension, not
 // copied. float16 / bfloat16 are computed in float32 (converted in, GEMM,
 // converted out): CLBlast's half kernels need cl_khr_fp16, which PoCL and
