@@ -1,6 +1,7 @@
 """dot/vdot, mv/addmv, baddbmm/addbmm, bmm.out and half-precision matrix products on ocl
 against PyTorch CPU, under the strict fixture (the ops are native: CLBlast Dot / Gemv / Gemm /
-GemmStridedBatched). mm/addmm/bmm float32/64 are covered in test_reduce_blas.py."""
+GemmStridedBatched; on CPU devices the tiled kernels/gemm.cl and the skinny kernels/blas_small.cl).
+mm/addmm/bmm float32/64 are covered in test_reduce_blas.py and by the tiled-GEMM tests at the end."""
 
 import re
 
