@@ -1,5 +1,7 @@
 // Matrix and vector products through CLBlast: mm, addmm, bmm, baddbmm, addbmm
-// (Gemm / GemmStridedBatched), addmv and mv (Gemv), dot and vdot (Dot).
+// (Gemm / GemmStridedBatched), addmv and mv (Gemv), dot and vdot (Dot). On CPU
+// devices the matrix products use hand-written kernels instead: kernels/gemm.cl
+// (register-tiled, gemm_tile) and kernels/blas_small.cl (skinny, gemm_small_n).
 // Transposed views are passed as transposes with their leading dimension, not
 // copied. float16 / bfloat16 are computed in float32 (converted in, GEMM,
 // converted out): CLBlast's half kernels need cl_khr_fp16, which PoCL and
@@ -22,6 +24,8 @@
 #include <ATen/ops/mm_ops.h>
 #include <c10/core/DeviceGuard.h>
 #include <clblast.h>
+
+#include <cstdio>
 
 #include "backend/device_ptr.h"
 #include "backend/fallback.h"
@@ -134,16 +138,30 @@ void gemm_typed(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b,
   }
 }
 
+// Matrix products on CPU devices (PoCL): kernels/gemm.cl, a register-tiled kernel
+// that PoCL compiles well, 2-8x faster than CLBlast's tuned Xgemm there
+// (bench/bench_gemm.py); the skinny kernel below keeps N <= 8. GPUs keep CLBlast.
+// TORCH_OCL_OWN_GEMM=0: CLBlast (and the skinny kernel up to 16) everywhere.
+bool use_own_gemm(const at::Tensor& out) {
+  static const bool enabled = [] {
+    const char* env = std::getenv("TORCH_OCL_OWN_GEMM");
+    return !(env && std::string(env) == "0");
+  }();
+  return enabled && !device_info(out.device().index()).is_gpu() && clblast_type(out.scalar_type());
+}
+
 // Skinny products on CPU devices (PoCL): CLBlast pads C to its tile width and
 // runs 2-10x slower than one pass over A (measured in bench/bench_gemm.py).
 constexpr int64_t kSmallN = 16;  // SMALL_N in blas_small.cl
+// Where the tiled kernel runs it wins above N = 8 (a tie at 8) and for M <= 16 at any N.
+constexpr int64_t kSmallNWithOwnGemm = 8;
 bool use_small_n(const at::Tensor& out) {
   static const bool enabled = [] {
-    const char* env = std::getenv("TORCH_OCL_SMALL_N");  // 0: always CLBlast (for comparisons)
+    const char* env = std::getenv("TORCH_OCL_SMALL_N");  // 0: no skinny kernel (for comparisons)
     return !(env && std::string(env) == "0");
   }();
   const int64_t nd = out.dim();
-  return enabled && nd == 2 && out.size(1) <= kSmallN && out.size(0) >= 64 &&
+  return enabled && nd == 2 && out.size(1) <= (use_own_gemm(out) ? kSmallNWithOwnGemm : kSmallN) && out.size(0) >= 64 &&
          !device_info(out.device().index()).is_gpu() && clblast_type(out.scalar_type());
 }
 
@@ -170,6 +188,52 @@ void gemm_small_n(const at::Tensor& out, const at::Tensor& a, const at::Tensor& 
   l.run(static_cast<size_t>(out.size(0)));
 }
 
+struct TileShape {
+  int tm, tn;
+};
+TileShape gemm_tile_shape(c10::ScalarType dtype) {
+  static const TileShape dev = [] {  // TORCH_OCL_GEMM_TILE=MxN (development: tile experiments)
+    const char* env = std::getenv("TORCH_OCL_GEMM_TILE");
+    TileShape t{0, 0};
+    if (env) std::sscanf(env, "%dx%d", &t.tm, &t.tn);
+    return t;
+  }();
+  if (dev.tm > 0 && dev.tn > 0) return dev;
+  return dtype == c10::kDouble ? TileShape{4, 8} : TileShape{6, 16};
+}
+
+// 2-d or 3-d (batched, any batch strides incl. 0) operands.
+void gemm_tile(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, double alpha, double beta) {
+  const auto dtype = out.scalar_type();
+  const TileShape ts = gemm_tile_shape(dtype);
+  const std::string acc = dtype == c10::kDouble ? "double" : "float";
+  const std::string n = std::to_string(ts.tn);
+  const std::string preamble = dtype_preamble(dtype) + "#define TM " + std::to_string(ts.tm) + "\n#define TN " + n +
+                               "\n#define ACCV " + acc + n + "\n#define VLOADN vload" + n + "\n#define VSTOREN vstore" +
+                               n + "\n";
+  const bool batched = out.dim() == 3;
+  const int64_t M = out.size(-2), N = out.size(-1), K = a.size(-1);
+  const int64_t batch = batched ? out.size(0) : 1;
+  auto bstride = [&](const at::Tensor& t) { return batched && t.size(0) != 1 ? t.stride(0) : int64_t{0}; };
+  const c10::DeviceIndex device = out.device().index();
+  // B packed into column panels [batch][N/TN][K][TN]; a shared (expanded) B once.
+  const int64_t pbatch = bstride(b) == 0 ? 1 : batch, nbn = (N + ts.tn - 1) / ts.tn;
+  const at::Tensor packed = at::empty({pbatch, nbn, K, ts.tn}, out.options());
+  Launch pack(device, "gemm", preamble, "gemm_pack_b");
+  pack.tensor(b).tensor(packed).value<int64_t>(K).value<int64_t>(N).value<int64_t>(pbatch * nbn * K);
+  pack.value<int64_t>(b.stride(-2)).value<int64_t>(b.stride(-1)).value<int64_t>(bstride(b));
+  pack.run(static_cast<size_t>(pbatch * nbn * K));
+  Launch l(device, "gemm", preamble, "gemm_tile");
+  l.tensor(a).tensor(packed).tensor(out);
+  l.value<int64_t>(M).value<int64_t>(N).value<int64_t>(K).value<int64_t>(batch);
+  l.value<int64_t>(a.stride(-2)).value<int64_t>(a.stride(-1)).value<int64_t>(bstride(a));
+  l.value<int64_t>(pbatch == 1 ? 0 : packed.stride(0));
+  l.value<int64_t>(out.stride(-2)).value<int64_t>(out.stride(-1)).value<int64_t>(bstride(out));
+  l.scalar(alpha, dtype).scalar(beta, dtype);
+  const int64_t tiles = (M + ts.tm - 1) / ts.tm * ((N + ts.tn - 1) / ts.tn) * batch;
+  l.run(static_cast<size_t>(tiles));
+}
+
 // out = alpha * a @ b + beta * out (out already holds the addend when beta != 0).
 void gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, double alpha, double beta) {
   if (out.numel() == 0) return;
@@ -186,8 +250,9 @@ void gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, doubl
     return;
   }
   if (use_small_n(out)) return gemm_small_n(out, a, b, alpha, beta);
-  if (out.dim() == 2 && out.size(0) <= kSmallN && use_small_n(out.t()))  // out^T = b^T @ a^T
+  if (out.dim() == 2 && out.size(0) <= kSmallN && !use_own_gemm(out) && use_small_n(out.t()))  // out^T = b^T @ a^T
     return gemm_small_n(out.t(), b.t(), a.t(), alpha, beta);
+  if (use_own_gemm(out)) return gemm_tile(out, a, b, alpha, beta);
   if (beta == 0) out.zero_();  // beta = 0 must ignore NaNs in out
   const int64_t nd = out.dim();
   // Row-major matrices that do not overlap: stacked, or (in views of a larger

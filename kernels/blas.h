@@ -1,4 +1,4 @@
-// Matrix products through CLBlast (kernels/blas.cpp), for other launchers
+// Matrix products through CLBlast or, on CPU devices, kernels/gemm.cl (kernels/blas.cpp), for other launchers
 // (convolutions) that build their operands as views.
 #pragma once
 

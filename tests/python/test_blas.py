@@ -1,6 +1,7 @@
 """dot/vdot, mv/addmv, baddbmm/addbmm, bmm.out and half-precision matrix products on ocl
 against PyTorch CPU, under the strict fixture (the ops are native: CLBlast Dot / Gemv / Gemm /
-GemmStridedBatched). mm/addmm/bmm float32/64 are covered in test_reduce_blas.py."""
+GemmStridedBatched; on CPU devices the tiled kernels/gemm.cl and the skinny kernels/blas_small.cl).
+mm/addmm/bmm float32/64 are covered in test_reduce_blas.py and by the tiled-GEMM tests at the end."""
 
 import re
 
@@ -345,3 +346,103 @@ def test_skinny_mm_addmm(strict, dtype, mkn, kind):
     out = torch.full((n, m), NAN, dtype=dtype, device="ocl").t()  # column-major out
     torch.mm(layout(a, kind), b.to("ocl"), out=out)
     compare(out, a @ b)
+
+
+# register-tiled GEMM (kernels/gemm.cl; CPU devices: every shape the skinny kernel does not take) --
+# Tiles are 6 x 16 (float32) and 4 x 8 (float64): sizes 1, tile-1, tile, tile+1 and a few
+# multiples in M and N; K = 0, 1, odd, large.
+
+TILE_M = [1, 3, 4, 5, 6, 7, 12, 13]
+TILE_N = [1, 7, 8, 9, 15, 16, 17, 33]
+
+
+def gemm_tol(dtype, k):
+    t = tol(dtype)
+    return dict(rtol=t["rtol"], atol=t["atol"] * max(1.0, k ** 0.5))
+
+
+@pytest.mark.parametrize("kind_b", ["contig", "T", "step"])
+@pytest.mark.parametrize("kind_a", ["contig", "T", "step"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=dname)
+def test_tiled_mm_edges(strict, dtype, kind_a, kind_b):
+    for k in (0, 1, 2, 17):
+        for m in TILE_M:
+            for n in TILE_N:
+                a, b = make(dtype, (m, k), m * 100 + n), make(dtype, (k, n), k + 7)
+                r = torch.mm(layout(a, kind_a), layout(b, kind_b))
+                assert r.device.type == "ocl"
+                assert_close(r.cpu(), a @ b, msg=lambda s: f"{m}x{k}x{n}: {s}", **gemm_tol(dtype, k))
+
+
+@pytest.mark.parametrize("mkn", [(7, 4099, 19), (70, 2000, 40), (97, 300, 65), (130, 129, 131), (300, 64, 17)],
+                         ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=dname)
+def test_tiled_mm_sizes(strict, dtype, mkn):
+    m, k, n = mkn
+    a, b = make(dtype, (m, k), 60), make(dtype, (k, n), 61)
+    assert_close(torch.mm(a.to("ocl"), b.to("ocl")).cpu(), a @ b, **gemm_tol(dtype, k))
+    assert_close(torch.mm(layout(a, "T"), layout(b, "T")).cpu(), a @ b, **gemm_tol(dtype, k))
+
+
+@pytest.mark.parametrize("beta,alpha", [(0, 1), (0, -2.5), (1, 1), (0.5, -2), (-1, 0.25), (2, 0)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=dname)
+def test_tiled_addmm_beta_alpha(strict, dtype, beta, alpha):
+    m, k, n = 37, 29, 45
+    a, b = make(dtype, (m, k), 70), make(dtype, (k, n), 71)
+    self_ = make(dtype, (m, n), 72)
+    if beta == 0:
+        self_[::3, ::2] = NAN  # beta == 0: NaN in self / out must not leak
+    compare(torch.addmm(self_.to("ocl"), a.to("ocl"), b.to("ocl"), beta=beta, alpha=alpha),
+            torch.addmm(self_, a, b, beta=beta, alpha=alpha))
+    bias = make(dtype, (n,), 73)
+    compare(torch.addmm(bias.to("ocl"), layout(a, "T"), layout(b, "step"), beta=beta, alpha=alpha),
+            torch.addmm(bias, a, b, beta=beta, alpha=alpha))
+    # in place, and out= of a column-major / step-sliced buffer prefilled with NaN
+    x = self_.to("ocl")
+    x.addmm_(a.to("ocl"), b.to("ocl"), beta=beta, alpha=alpha)
+    compare(x, torch.addmm(self_, a, b, beta=beta, alpha=alpha))
+    out = torch.full((n, m), NAN, dtype=dtype, device="ocl").t()
+    torch.mm(a.to("ocl"), b.to("ocl"), out=out)
+    compare(out, a @ b)
+    wide = torch.full((m, 2 * n), NAN, dtype=dtype, device="ocl")
+    torch.mm(a.to("ocl"), layout(b, "T"), out=wide[:, ::2])
+    compare(wide[:, ::2], a @ b)
+    assert torch.isnan(wide[:, 1::2].cpu()).all()  # the elements between are untouched
+
+
+@pytest.mark.parametrize("kind", ["contig", "T", "step", "expand_a", "expand_b"])
+@pytest.mark.parametrize("bmkn", [(3, 7, 5, 17), (1, 6, 16, 16), (4, 13, 33, 9), (2, 1, 1, 1), (5, 25, 0, 18)],
+                         ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=dname)
+def test_tiled_bmm_baddbmm(strict, dtype, bmkn, kind):
+    bs, m, k, n = bmkn
+    a, b = make(dtype, (bs, m, k), 80), make(dtype, (bs, k, n), 81)
+    if kind == "expand_a":
+        a = a[:1].expand(bs, m, k)
+        da, db = a[:1].to("ocl").expand(bs, m, k), b.to("ocl")
+    elif kind == "expand_b":
+        b = b[:1].expand(bs, k, n)
+        da, db = a.to("ocl"), b[:1].to("ocl").expand(bs, k, n)
+    else:
+        da, db = layout(a, kind), layout(b, kind)
+    assert_close(torch.bmm(da, db).cpu(), torch.bmm(a, b), **gemm_tol(dtype, k))
+    nan_c = torch.full((bs, m, n), NAN, dtype=dtype)
+    compare(torch.baddbmm(nan_c.to("ocl"), da, db, beta=0, alpha=1.5), torch.baddbmm(nan_c, a, b, beta=0, alpha=1.5))
+    c = make(dtype, (bs, m, n), 82)
+    compare(torch.baddbmm(c.to("ocl"), da, db, beta=-0.5, alpha=2), torch.baddbmm(c, a, b, beta=-0.5, alpha=2))
+    out = torch.full((bs, n, m), NAN, dtype=dtype, device="ocl").mT  # column-major matrices
+    torch.bmm(da, db, out=out)
+    compare(out, torch.bmm(a, b))
+
+
+def test_tiled_matmul_4d_and_backward(strict):
+    a = make(torch.float32, (2, 3, 13, 20), 90).requires_grad_()
+    b = make(torch.float32, (2, 3, 20, 17), 91).requires_grad_()
+    da, db = a.detach().to("ocl").requires_grad_(), b.detach().to("ocl").requires_grad_()
+    y, dy = a @ b, da @ db
+    g = make(torch.float32, y.shape, 92)
+    y.backward(g)
+    dy.backward(g.to("ocl"))
+    compare(dy.detach(), y.detach())
+    compare(da.grad, a.grad)
+    compare(db.grad, b.grad)
