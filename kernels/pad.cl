@@ -52,18 +52,7 @@ inline int targets(const PadParams* p, int k, long x, long* lo, long* hi) {
 }
 
 inline void decompose(const PadParams* p, const long* s, long i, long* pos) {
-  if (p->channels_last) {
-    pos[1] = i % p->C; i /= p->C;
-    pos[4] = i % s[2]; i /= s[2];
-    pos[3] = i % s[1]; i /= s[1];
-    pos[2] = i % s[0]; i /= s[0];
-  } else {
-    pos[4] = i % s[2]; i /= s[2];
-    pos[3] = i % s[1]; i /= s[1];
-    pos[2] = i % s[0]; i /= s[0];
-    pos[1] = i % p->C; i /= p->C;
-  }
-  pos[0] = i;
+  ncdhw_position(p->channels_last, p->N, p->C, s, i, pos);
 }
 
 __kernel void pad_forward(__global char* ob, ulong oo, __global char* xb, ulong xo, PadParams p) {

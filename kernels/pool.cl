@@ -26,20 +26,9 @@ typedef struct {
 
 #define IS_NAN(x) ((x) != (x))
 
-// Position `i` of an (N, C, D, H, W) space of sizes `s` (W or C fastest).
+// Position `i` of an (N, C, D, H, W) space of sizes `s` (kernels/common.cl).
 inline void decompose(const PoolParams* p, const long* s, long i, long* pos) {
-  if (p->channels_last) {
-    pos[1] = i % p->C; i /= p->C;
-    pos[4] = i % s[2]; i /= s[2];
-    pos[3] = i % s[1]; i /= s[1];
-    pos[2] = i % s[0]; i /= s[0];
-  } else {
-    pos[4] = i % s[2]; i /= s[2];
-    pos[3] = i % s[1]; i /= s[1];
-    pos[2] = i % s[0]; i /= s[0];
-    pos[1] = i % p->C; i /= p->C;
-  }
-  pos[0] = i;
+  ncdhw_position(p->channels_last, p->N, p->C, s, i, pos);
 }
 
 inline long offset(const long* st, long n, long c, long d, long h, long w) {

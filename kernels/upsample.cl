@@ -184,40 +184,9 @@ inline WT weight_of(const UpParams* p, __global const TapRow* rows, int k, long 
   return s;
 }
 
-// Position `i` of an (N, C, D, H, W) space of sizes `s` (W or C fastest).
-// In 32-bit arithmetic when the space allows: 64-bit divisions dominate
-// these kernels' cost on CPU devices.
+// Position `i` of an (N, C, D, H, W) space of sizes `s` (kernels/common.cl).
 inline void decompose(const UpParams* p, const long* s, long i, long* pos) {
-  const long total = p->N * p->C * s[0] * s[1] * s[2];
-  if (total <= 0xffffffffL) {
-    uint j = (uint)i;
-    const uint C = (uint)p->C, D = (uint)s[0], H = (uint)s[1], W = (uint)s[2];
-    if (p->channels_last) {
-      pos[1] = j % C; j /= C;
-      pos[4] = j % W; j /= W;
-      pos[3] = j % H; j /= H;
-      pos[2] = j % D; j /= D;
-    } else {
-      pos[4] = j % W; j /= W;
-      pos[3] = j % H; j /= H;
-      pos[2] = j % D; j /= D;
-      pos[1] = j % C; j /= C;
-    }
-    pos[0] = j;
-    return;
-  }
-  if (p->channels_last) {
-    pos[1] = i % p->C; i /= p->C;
-    pos[4] = i % s[2]; i /= s[2];
-    pos[3] = i % s[1]; i /= s[1];
-    pos[2] = i % s[0]; i /= s[0];
-  } else {
-    pos[4] = i % s[2]; i /= s[2];
-    pos[3] = i % s[1]; i /= s[1];
-    pos[2] = i % s[0]; i /= s[0];
-    pos[1] = i % p->C; i /= p->C;
-  }
-  pos[0] = i;
+  ncdhw_position(p->channels_last, p->N, p->C, s, i, pos);
 }
 
 __kernel void upsample_forward(__global char* ob, ulong oo, __global char* xb, ulong xo, __global char* tb,
