@@ -68,30 +68,38 @@ inline void windows_of(const PoolParams* p, int k, long x, long* lo, long* hi) {
 
 inline long dst_count(const PoolParams* p, const long* s) { return p->N * p->C * s[0] * s[1] * s[2]; }
 
+// The maximum of window [s, e) (step st per dim) of plane `base`, its flat
+// index in *best; a NaN wins, as on the CPU. Shared by max and fractional pooling.
+inline CT window_max(__global const ST* in, long base, const PoolParams* p, const long* s, const long* e,
+                     const long* st, long* best) {
+  const long IH = p->in_size[1], IW = p->in_size[2];
+  *best = (s[0] * IH + s[1]) * IW + s[2];
+  CT m = LOWEST;
+  for (long d = s[0]; d < e[0]; d += st[0])
+    for (long h = s[1]; h < e[1]; h += st[1])
+      for (long w = s[2]; w < e[2]; w += st[2]) {
+        const CT v = LOAD(in, base + d * p->in_stride[2] + h * p->in_stride[3] + w * p->in_stride[4]);
+        if (v > m || IS_NAN(v)) {
+          m = v;
+          *best = (d * IH + h) * IW + w;
+        }
+      }
+  return m;
+}
+
 __kernel void max_pool_forward(__global char* ob, ulong oo, __global char* ib_, ulong io_,
                                __global char* xb, ulong xo, PoolParams p) {
   __global ST* out = PTR(ST, ob, oo);
   __global long* idx = PTR(long, ib_, io_);
   __global ST* in = PTR(ST, xb, xo);
-  const long IH = p.in_size[1], IW = p.in_size[2];
   GRID_LOOP(i, dst_count(&p, p.out_size)) {
     long o[5], s[3], e[3];
     decompose(&p, p.out_size, i, o);
     for (int k = 0; k < 3; ++k) window(&p, k, o[2 + k], &s[k], &e[k]);
-    const long dd = p.adaptive ? 1 : p.dilation[0], dh = p.adaptive ? 1 : p.dilation[1],
-               dw = p.adaptive ? 1 : p.dilation[2];
-    const long base = o[0] * p.in_stride[0] + o[1] * p.in_stride[1];
-    long best = (s[0] * IH + s[1]) * IW + s[2];
-    CT m = LOWEST;
-    for (long d = s[0]; d < e[0]; d += dd)
-      for (long h = s[1]; h < e[1]; h += dh)
-        for (long w = s[2]; w < e[2]; w += dw) {
-          const CT v = LOAD(in, base + d * p.in_stride[2] + h * p.in_stride[3] + w * p.in_stride[4]);
-          if (v > m || IS_NAN(v)) {
-            m = v;
-            best = (d * IH + h) * IW + w;
-          }
-        }
+    const long st[3] = {p.adaptive ? 1 : p.dilation[0], p.adaptive ? 1 : p.dilation[1],
+                        p.adaptive ? 1 : p.dilation[2]};
+    long best;
+    const CT m = window_max(in, o[0] * p.in_stride[0] + o[1] * p.in_stride[1], &p, s, e, st, &best);
     STORE(out, offset(p.out_stride, o[0], o[1], o[2], o[3], o[4]), m);
     idx[offset(p.idx_stride, o[0], o[1], o[2], o[3], o[4])] = best;
   }
@@ -240,7 +248,6 @@ __kernel void fractional_max_forward(__global char* ob, ulong oo, __global char*
   __global long* idx = PTR(long, ib_, io_);
   __global ST* in = PTR(ST, xb, xo);
   __global ST* samples = PTR(ST, sb, so);
-  const long IH = p.in_size[1], IW = p.in_size[2];
   GRID_LOOP(i, dst_count(&p, p.out_size)) {
     long o[5], s[3];
     decompose(&p, p.out_size, i, o);
@@ -248,18 +255,9 @@ __kernel void fractional_max_forward(__global char* ob, ulong oo, __global char*
     s[0] = dims == 2 ? 0 : fractional_start(&p, 0, o[2], LOAD(smp, 0));
     s[1] = fractional_start(&p, 1, o[3], LOAD(smp, 1));
     s[2] = fractional_start(&p, 2, o[4], LOAD(smp, dims == 2 ? 0 : 2));
-    const long base = o[0] * p.in_stride[0] + o[1] * p.in_stride[1];
-    long best = (s[0] * IH + s[1]) * IW + s[2];
-    CT m = -INFINITY;
-    for (long d = s[0]; d < s[0] + p.ksize[0]; ++d)
-      for (long h = s[1]; h < s[1] + p.ksize[1]; ++h)
-        for (long w = s[2]; w < s[2] + p.ksize[2]; ++w) {
-          const CT v = LOAD(in, base + d * p.in_stride[2] + h * p.in_stride[3] + w * p.in_stride[4]);
-          if (v > m || IS_NAN(v)) {
-            m = v;
-            best = (d * IH + h) * IW + w;
-          }
-        }
+    const long e[3] = {s[0] + p.ksize[0], s[1] + p.ksize[1], s[2] + p.ksize[2]}, st[3] = {1, 1, 1};
+    long best;
+    const CT m = window_max(in, o[0] * p.in_stride[0] + o[1] * p.in_stride[1], &p, s, e, st, &best);
     STORE(out, offset(p.out_stride, o[0], o[1], o[2], o[3], o[4]), m);
     idx[offset(p.idx_stride, o[0], o[1], o[2], o[3], o[4])] = best;
   }
