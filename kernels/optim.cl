@@ -40,6 +40,20 @@ inline CT pow_step(CT base, float step) {
   return result;
 }
 
+// Element i's gradient as the step uses it: unscaled by grad_scale (written
+// back, as the CPU's fused kernels do) and negated when maximizing.
+inline CT step_gradient(__global ST* grad, long i, CT scale) {
+  CT g = LOAD(grad, i);
+#if GRAD_SCALE
+  g = g / scale;
+  STORE(grad, i, g);
+#endif
+#if MAXIMIZE
+  g = -g;
+#endif
+  return g;
+}
+
 __kernel void fused_sgd(__global char* pb, ulong po, __global char* gb, ulong go, __global char* mb, ulong mo,
                         __global char* lrb, ulong lro, __global char* gsb, ulong gso, __global char* fib, ulong fio,
                         CT weight_decay, CT momentum, CT lr, CT dampening_c, int first_step, long n) {
@@ -48,18 +62,9 @@ __kernel void fused_sgd(__global char* pb, ulong po, __global char* gb, ulong go
   __global ST* grad = PTR(ST, gb, go);
   __global ST* buf = PTR(ST, mb, mo);
   const CT rate = lrb ? *PTR(CT, lrb, lro) : lr;
-#if GRAD_SCALE
-  const CT scale = (CT)(*PTR(float, gsb, gso));
-#endif
+  const CT scale = GRAD_SCALE ? (CT)(*PTR(float, gsb, gso)) : (CT)1;
   ITEM_LOOP(i, n) {
-    CT g = LOAD(grad, i);
-#if GRAD_SCALE
-    g = g / scale;
-    STORE(grad, i, g);
-#endif
-#if MAXIMIZE
-    g = -g;
-#endif
+    CT g = step_gradient(grad, i, scale);
     const CT p = LOAD(param, i);
 #if WEIGHT_DECAY
     g += p * weight_decay;
@@ -93,18 +98,9 @@ __kernel void fused_adam(__global char* pb, ulong po, __global char* gb, ulong g
   const CT step_size = rate / ((CT)1 - pow_step(beta1, step));
   const CT bc2_sqrt = sqrt((CT)1 - pow_step(beta2, step));
   const CT w1 = (CT)1 - beta1, w2 = (CT)1 - beta2;
-#if GRAD_SCALE
-  const CT scale = (CT)(*PTR(float, gsb, gso));
-#endif
+  const CT scale = GRAD_SCALE ? (CT)(*PTR(float, gsb, gso)) : (CT)1;
   ITEM_LOOP(i, n) {
-    CT g = LOAD(grad, i);
-#if GRAD_SCALE
-    g = g / scale;
-    STORE(grad, i, g);
-#endif
-#if MAXIMIZE
-    g = -g;
-#endif
+    CT g = step_gradient(grad, i, scale);
     CT p = LOAD(param, i);
 #if WEIGHT_DECAY && ADAMW
     p = p * ((CT)1 - rate * weight_decay);
