@@ -25,7 +25,7 @@ deps() {
     step "installing torch==$TORCH_VERSION (CPU build)"
     $PY -m pip install -q "torch==$TORCH_VERSION"
   fi
-  $PY -c "import pytest, yaml, expecttest, hypothesis" 2>/dev/null || $PY -m pip install -q pytest pyyaml expecttest hypothesis
+  $PY -c "import pytest, yaml, expecttest, hypothesis, xdist" 2>/dev/null || $PY -m pip install -q pytest pyyaml expecttest hypothesis pytest-xdist
 }
 
 build() {
@@ -52,11 +52,23 @@ PYEOF
 
 demo() { step "demo"; $PY examples/demo.py "$@"; }
 
+# pytest runs in one worker process per core (pytest-xdist): most of a test's
+# time is single-threaded host work (dispatch, CPU reference, PoCL kernel
+# compiles), so workers overlap well. TORCH_OCL_TEST_WORKERS=0 runs in-process.
 run_tests() {
+  local t0=$SECONDS
   step "C++ tests (ctest)"
   ctest --test-dir build --output-on-failure
-  step "Python tests (pytest)"
-  $PY -m pytest tests/python -q -p no:cacheprovider "$@"
+  echo "ctest took $((SECONDS - t0)) s"
+  t0=$SECONDS
+  local workers=${TORCH_OCL_TEST_WORKERS:-auto}
+  step "Python tests (pytest, workers: $workers, cores: $(nproc))"
+  if [ "$workers" = 0 ]; then
+    $PY -m pytest tests/python -q -p no:cacheprovider "$@"
+  else
+    $PY -m pytest tests/python -q -p no:cacheprovider -n "$workers" "$@"
+  fi
+  echo "pytest took $((SECONDS - t0)) s"
 }
 
 cmd=${1:-test}; shift || true

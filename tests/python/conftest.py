@@ -6,6 +6,7 @@ anywhere (that module snapshots the device types it knows).
 """
 
 import torch_ocl  # noqa: F401  (must stay the first import)
+import torch_ocl.testing
 
 import os
 import subprocess
@@ -22,7 +23,7 @@ PLUGIN_PATH = os.path.dirname(os.path.dirname(os.path.abspath(torch_ocl.__file__
 def _seeded(request):
     """Seed the host RNG from the test's id: every test draws the same random
     inputs on every run and in any order, so a failure reproduces."""
-    torch.manual_seed(zlib.crc32(request.node.nodeid.encode()))
+    torch_ocl.testing.seed(zlib.crc32(request.node.nodeid.encode()))
 
 
 @pytest.fixture

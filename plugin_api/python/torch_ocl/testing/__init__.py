@@ -8,3 +8,14 @@
 
 The report ``docs/ops.md`` comes from ``python -m torch_ocl.coverage``.
 """
+
+import torch
+
+
+def seed(value: int) -> None:
+    """Seed the host and ocl generators. Cheaper than ``torch.manual_seed``,
+    which also queues a seed for every uninitialised accelerator module (cuda,
+    xpu, mtia) and formats a Python traceback for each: about 2 ms a call,
+    a third of the OpInfo sweep's time when it seeded per sample."""
+    torch.default_generator.manual_seed(value)
+    torch.ocl.manual_seed_all(value)

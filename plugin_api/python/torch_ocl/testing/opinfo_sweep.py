@@ -32,6 +32,8 @@ import torch_ocl  # noqa: F401  (registers the device before torch.testing._inte
 import torch
 from torch.utils._pytree import tree_flatten, tree_unflatten
 
+from torch_ocl.testing import seed as seed_generators
+
 STATUSES = ("native", "fallback", "wrong", "error", "crash")
 PASSING = ("native", "fallback")
 
@@ -298,7 +300,7 @@ def compare_statistics(actual, expected, what: str) -> None:
 
 
 def _run(op, sample, seed: int):
-    torch.manual_seed(seed)
+    seed_generators(seed)
     out = op(sample.input, *sample.args, **sample.kwargs)
     return sample.output_process_fn_grad(out)
 
@@ -402,8 +404,12 @@ def check_sample(op, sample, dtype, device: str, backward: bool) -> tuple:
         # device accepting it is not a comparison we can make.
         return False, True, sorted(torch.ocl.fallback_stats())
 
+    # Whether the op is random is asked only when a comparison fails (it reruns
+    # the CPU op with up to four seeds): a random op then gets the statistical
+    # comparison, any other op the failure.
+    random_op = lambda: is_random(op, pristine_cpu_sample, expected)
     metadata_only = op.name in UNINITIALISED_OUTPUT_OPS
-    random = not metadata_only and (seeds_itself(op) or is_random(op, pristine_cpu_sample, expected))
+    random = not metadata_only and seeds_itself(op)
     exact = Float64Reference(op, cpu_sample, backward, dtype)
     if metadata_only:
         compare(actual, expected, dtype, "output", metadata_only=True)
@@ -412,7 +418,13 @@ def check_sample(op, sample, dtype, device: str, backward: bool) -> tuple:
     else:
         shown, tied = (tie_equivalent(actual, expected, pristine_cpu_sample.input) if op.name in TIE_INDEX_OPS
                        else (actual, False))
-        compare(shown, expected, dtype, "output", exact=exact.outputs)
+        try:
+            compare(shown, expected, dtype, "output", exact=exact.outputs)
+        except SampleFailure:
+            if not random_op():
+                raise
+            random = True
+            compare_statistics(actual, expected, "output")
         backward = backward and not tied
 
     if backward and not metadata_only and not random:
@@ -427,7 +439,13 @@ def check_sample(op, sample, dtype, device: str, backward: bool) -> tuple:
                 torch.ocl.synchronize()
             except Exception as exc:
                 raise SampleFailure("error", f"backward: {_first_line(exc)}") from None
-            compare(actual_grads, expected_grads, dtype, "grad", exact=exact.grads)
+            try:
+                compare(actual_grads, expected_grads, dtype, "grad", exact=exact.grads)
+            except SampleFailure:
+                # Outputs of a random op can agree by chance (a small dropout
+                # mask); its gradients are not compared.
+                if not random_op():
+                    raise
     return True, False, sorted(torch.ocl.fallback_stats())
 
 
@@ -460,7 +478,7 @@ def check_op(op, dtype: torch.dtype, device: str = "ocl", max_samples: int | Non
 
 def _check_samples(op, dtype, device, max_samples, want_grad, result: Result, fallback_ops: set) -> None:
     try:
-        torch.manual_seed(0)
+        seed_generators(0)
         samples = op.sample_inputs(device, dtype, requires_grad=want_grad)
         for i, sample in enumerate(samples):
             if max_samples is not None and i >= max_samples:
