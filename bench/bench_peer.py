@@ -19,7 +19,8 @@ GFLOP/s (1024^3, 512^3 and the MLP's 4096x256x256, 4096x64x256, 4096x256x8; M x 
 the time of one training step (forward, cross-entropy, backward, SGD) of the MLP 64-256-256-8
 at batch 4096, of examples/demo.py's CNN at batch 64 and of torch_ocl.testing.models'
 ResNet-18-topology CNN at batch 8. Times: best of 3 loops of about --loop-s seconds after a
-warm-up, torch.ocl.synchronize() before the clock stops; with --rounds R the workers run R
+warm-up, torch.ocl.synchronize() before the clock stops; wall time and process CPU time (all
+threads: on a shared host the CPU-time ratio is the steadier one); with --rounds R the workers run R
 times alternately and the best of the rounds is kept (the host is shared and noisy). Each
 training row also records the first step's loss against the CPU's (same weights and batch), so a
 wrong kernel shows, and the ops that fell back to the CPU.
@@ -52,15 +53,16 @@ def best_time(fn, sync, loop_s):
     sync()
     one = max(time.perf_counter() - t0, 1e-6)
     iters = max(1, int(loop_s / one))
-    best = float("inf")
+    best, best_cpu = float("inf"), float("inf")
     for _ in range(3):
         sync()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         for _ in range(iters):
             fn()
         sync()
         best = min(best, (time.perf_counter() - t0) / iters)
-    return best
+        best_cpu = min(best_cpu, (time.process_time() - c0) / iters)
+    return best, best_cpu
 
 
 def demo_cnn(classes=8):
@@ -109,7 +111,7 @@ def train_case(name):
 def worker(backend, loop_s, out_path):
     import torch
     import torch.nn.functional as F
-    res = {"backend": backend, "elementwise": {}, "mm": {}, "train": {}, "errors": {}, "fallbacks": {}}
+    res = {"backend": backend, "elementwise": {}, "mm": {}, "train": {}, "errors": {}, "fallbacks": {}, "cpu": {}}
     if backend == "torch_ocl":
         import torch_ocl  # noqa: F401
         dev = "ocl"
@@ -138,7 +140,7 @@ def worker(backend, loop_s, out_path):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                res[section][key] = fn()
+                res[section][key], res["cpu"][key] = fn()
             except Exception as e:  # an op the backend lacks: say which
                 res["errors"][key] = f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"
         fb = set()
@@ -168,7 +170,7 @@ def worker(backend, loop_s, out_path):
         "sum 1M": (lambda: a1.sum(), 4 * small),
     }
     for key, (fn, nbytes) in cases.items():
-        record("elementwise", key, lambda: nbytes / best_time(fn, sync, loop_s) / 1e9)
+        record("elementwise", key, lambda: tuple(nbytes / t / 1e9 for t in best_time(fn, sync, loop_s)))
     # correctness of the values (cheap): the same inputs on the CPU
     checks = {}
     checks["add"] = float(((a1 + b1).cpu() - (a1.cpu() + b1.cpu())).abs().max())
@@ -180,7 +182,8 @@ def worker(backend, loop_s, out_path):
     for m, k, n in MM:
         A, B = torch.randn(m, k, device=dev), torch.randn(k, n, device=dev)
         key = f"mm {m}x{k}x{n}"
-        record("mm", key, lambda: 2 * m * n * k / best_time(lambda: torch.mm(A, B), sync, loop_s) / 1e9)
+        record("mm", key, lambda: tuple(2 * m * n * k / t / 1e9 for t in best_time(lambda: torch.mm(A, B), sync,
+                                                                                     loop_s)))
         try:
             ref = A.cpu() @ B.cpu()
             checks[key + " rel"] = float((torch.mm(A, B).cpu() - ref).abs().max() / ref.abs().max())
@@ -209,7 +212,7 @@ def worker(backend, loop_s, out_path):
                 checks[name + " loss0"] = float(F.cross_entropy(model(xd), yd).cpu())
             for mod in drops:
                 mod.train()
-            return 1e3 * best_time(step, sync, loop_s)
+            return tuple(1e3 * t for t in best_time(step, sync, loop_s))
         record("train", name, run)
     res["checks"] = checks
     with open(out_path, "w") as f:
@@ -246,6 +249,7 @@ def merge_best(runs):
         for section, better in (("elementwise", max), ("mm", max), ("train", min)):
             for k, v in r[section].items():
                 best[section][k] = better(best[section].get(k, v), v)
+                best["cpu"][k] = better(best["cpu"].get(k, r["cpu"][k]), r["cpu"][k])
     return best
 
 
@@ -286,16 +290,19 @@ def main():
 
     def row(label, unit, key, section, higher_better=True):
         vo, vp, vc = (x[section].get(key) for x in (o, p, c))
-        ratio = None
+        co, cp = (x["cpu"].get(key) for x in (o, p))
+        ratio = cratio = None
         if vo and vp:
             ratio = vo / vp if higher_better else vp / vo
+        if co and cp:
+            cratio = co / cp if higher_better else cp / co
         note = "; ".join(f"{b}: {x['errors'][key]}" for b, x in (("torch_ocl", o), ("peer", p)) if key in x["errors"])
         fbs = "; ".join(f"{b} falls back: {', '.join(x['fallbacks'][key])}"
                         for b, x in (("torch_ocl", o), ("peer", p)) if key in x["fallbacks"])
-        print(f"| {label} | {unit} | {f(vo)} | {f(vp)} | {f(ratio)} | {f(vc)} | {'; '.join(s for s in (note, fbs) if s)} |")
+        print(f"| {label} | {unit} | {f(vo)} | {f(vp)} | {f(ratio)} | {f(cratio)} | {f(vc)} | {'; '.join(s for s in (note, fbs) if s)} |")
 
-    print("\n| measurement | unit | torch_ocl | peer | torch_ocl/peer | PyTorch CPU | notes |")
-    print("|---|---|---|---|---|---|---|")
+    print("\n| measurement | unit | torch_ocl | peer | torch_ocl/peer | same, per CPU-second | PyTorch CPU | notes |")
+    print("|---|---|---|---|---|---|---|---|")
     for k in ELEMENTWISE:
         row(k, "GB/s", k, "elementwise")
     for m, k, n in MM:
@@ -303,7 +310,9 @@ def main():
         row(key, "GFLOP/s", key, "mm")
     for k in TRAIN:
         row(k + " train step", "ms", k, "train", higher_better=False)
-    print("\ntorch_ocl/peer: throughput ratio (step times: peer ms / torch_ocl ms); > 1 = torch_ocl faster.")
+    print("\ntorch_ocl/peer: throughput ratio (step times: peer ms / torch_ocl ms); > 1 = torch_ocl faster. "
+          "'per CPU-second': the same ratio from process CPU time (all threads) instead of wall time: "
+          "steadier when other jobs share the cores.")
     print("\nchecks (same inputs as the CPU; mm and sum as max relative error; loss0 = first training loss):")
     for key in o["checks"]:
         print(f"  {key}: torch_ocl {o['checks'].get(key):.4g}  peer {p['checks'].get(key, float('nan')):.4g}  "
