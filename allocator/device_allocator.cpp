@@ -177,8 +177,11 @@ struct DeviceState {
     auto& pl = pool(small);
     auto it = pl.lower_bound(&key);
     if (it == pl.end() || (*it)->stream != stream) return nullptr;
-    // Do not carve small requests out of huge cached blocks.
-    if (!small && (*it)->size >= kMinLargeAlloc * 2 && size < kMinLargeAlloc) return nullptr;
+    // Do not carve small requests out of huge cached blocks (those of segments made for one
+    // >= 10 MiB request); a whole free kLargeSegment is what 1..10 MiB requests are for (with
+    // `>=` here every such request made a new 20 MiB segment once the last one was free again:
+    // a leak into the cache and fresh pages to fault in on every call).
+    if (!small && (*it)->size > kLargeSegment && size < kMinLargeAlloc) return nullptr;
     Block* b = *it;
     pl.erase(it);
     return b;

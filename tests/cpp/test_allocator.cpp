@@ -64,6 +64,23 @@ TEST_F(AllocatorTest, FreedBlocksAreReusedAndCoalesced) {
   EXPECT_EQ(allocator_snapshot(0).segments, 1u);
 }
 
+TEST_F(AllocatorTest, FreedLargeSegmentIsReusedForMidSizedRequests) {
+  // A 4 MiB request gets a 20 MiB segment; once it is free again (one whole free block), the
+  // next 1..10 MiB request must reuse it, not make another segment (as a 4 MiB mm output did
+  // on every call: a segment per call, and its pages faulted in again each time).
+  void* first = nullptr;
+  {
+    auto a = alloc(4 << 20);
+    first = a.get();
+  }
+  EXPECT_EQ(allocator_snapshot(0).segments, 1u);
+  for (int i = 0; i < 3; ++i) {
+    auto b = alloc(4 << 20);
+    EXPECT_EQ(b.get(), first);
+    EXPECT_EQ(allocator_snapshot(0).segments, 1u);
+  }
+}
+
 TEST_F(AllocatorTest, StatsTrackAllocatedAndReserved) {
   auto* A = device_allocator();
   A->resetPeakStats(0);
