@@ -6,6 +6,8 @@ import os
 import torch
 
 from . import _C
+from .streams import (Stream, Event, current_stream, default_stream, set_stream,  # noqa: F401
+                      stream, StreamContext)
 
 __all__ = [
     "is_available", "device_count", "current_device", "set_device", "device",
@@ -18,6 +20,7 @@ __all__ = [
     "set_memory_limit", "fallback_stats", "reset_fallback_stats",
     "get_fallback_mode", "set_fallback_mode", "fallback_mode", "is_initialized",
     "cache_dir", "get_amp_supported_dtype", "is_bf16_supported",
+    "Stream", "Event", "current_stream", "default_stream", "set_stream", "stream", "StreamContext",
 ]
 
 
