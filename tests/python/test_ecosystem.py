@@ -334,3 +334,9 @@ def test_torch_compile_aot_eager_trains_like_eager(strict):
         spec.loss(m(x), y).backward()
     for (name, p), q in zip(eager.named_parameters(), compiled_model.parameters()):
         torch.testing.assert_close(q.grad, p.grad, atol=1e-4, rtol=1e-3, msg=name)
+
+
+def test_torch_compile_default_backend_names_what_is_missing():
+    m = torch.nn.Linear(4, 4).to("ocl")
+    with pytest.raises(Exception, match=r"inductor\) cannot compile for the ocl device.*backend='aot_eager'"):
+        torch.compile(m)(torch.randn(2, 4, device="ocl"))

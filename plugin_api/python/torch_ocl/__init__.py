@@ -36,6 +36,9 @@ _install_printing()
 
 from .device import *  # noqa: E402,F401,F403
 from .kernels import Kernel, kernel  # noqa: E402,F401
+from ._compile import install as _install_compile_hook  # noqa: E402
+
+_install_compile_hook()
 
 __all__ = _device_module.__all__ + ["Kernel", "kernel", "profiler"]
 
