@@ -75,8 +75,10 @@ def _train(dtype, steps=3):
 
 
 def test_autocast_training_step_close_to_fp32(strict):
+    # float16 + GradScaler only: bfloat16's op policy is the same lists (tested above), and a
+    # second low-precision training run would compile every CNN kernel again (CI cold time).
     ref, ref_model = _train(None)
-    for dtype in LOW:
+    for dtype in [torch.float16]:
         losses, model = _train(dtype)
         # Same weights and batches: the losses track the float32 run.
         assert losses == pytest.approx(ref, abs=0.15), (dtype, losses, ref)
