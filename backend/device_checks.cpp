@@ -29,7 +29,7 @@ struct Check {
 struct DeviceFlags {
   std::mutex mutex;
   cl_mem flag = nullptr;  // created on first use, zeroed
-  std::array<std::atomic<bool>, kStreamPoolSize + 1> armed{};
+  std::array<std::atomic<bool>, kNumStreams> armed{};
 };
 
 std::mutex checks_mutex;

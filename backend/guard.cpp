@@ -2,6 +2,7 @@
 // events (cl_event markers) and stream synchronization.
 #include <c10/core/CachingDeviceAllocator.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <torch/library.h>
 
 #include <chrono>
 #include <thread>
@@ -31,10 +32,12 @@ struct OclGuardImpl final : public c10::impl::DeviceGuardImplInterface {
   }
   c10::Stream getStream(c10::Device d) const override { return current_stream(d.index()); }
   c10::Stream getDefaultStream(c10::Device d) const override { return default_stream(d.index()); }
-  c10::Stream getStreamFromGlobalPool(c10::Device d, bool) const override {
-    return stream_from_pool(d.index());
+  c10::Stream getStreamFromGlobalPool(c10::Device d, bool high_priority) const override {
+    return stream_from_pool(d.index(), high_priority ? -1 : 0);
   }
-  c10::Stream getNewStream(c10::Device d, int) const override { return stream_from_pool(d.index()); }
+  c10::Stream getNewStream(c10::Device d, int priority) const override {
+    return stream_from_pool(d.index(), priority);
+  }
   c10::Stream exchangeStream(c10::Stream s) const override {
     auto old = current_stream(s.device_index());
     set_current_stream(s);
@@ -72,6 +75,17 @@ struct OclGuardImpl final : public c10::impl::DeviceGuardImplInterface {
     cl_event ev = static_cast<cl_event>(event);
     OCL_CHECK(clWaitForEvents(1, &ev));
   }
+  // Milliseconds between two recorded markers, from their OpenCL profiling
+  // timestamps (every queue is created with CL_QUEUE_PROFILING_ENABLE).
+  double elapsedTime(void* start, void* end, const c10::DeviceIndex) const override {
+    TORCH_CHECK(start && end, "Both events must be recorded before calculating elapsed time.");
+    cl_event evs[2] = {static_cast<cl_event>(start), static_cast<cl_event>(end)};
+    OCL_CHECK(clWaitForEvents(2, evs));
+    cl_ulong t0 = 0, t1 = 0;
+    OCL_CHECK(clGetEventProfilingInfo(evs[0], CL_PROFILING_COMMAND_END, sizeof(t0), &t0, nullptr));
+    OCL_CHECK(clGetEventProfilingInfo(evs[1], CL_PROFILING_COMMAND_END, sizeof(t1), &t1, nullptr));
+    return (static_cast<double>(t1) - static_cast<double>(t0)) / 1e6;
+  }
   bool queryStream(const c10::Stream& stream) const override {
     cl_event ev = nullptr;
     OCL_CHECK(clEnqueueMarkerWithWaitList(stream_queue(stream), 0, nullptr, &ev));
@@ -104,5 +118,15 @@ struct OclGuardImpl final : public c10::impl::DeviceGuardImplInterface {
 }  // namespace
 
 C10_REGISTER_GUARD_IMPL(PrivateUse1, OclGuardImpl);
+
+// Tensor.record_stream(s): the allocator keeps the tensor's block from being
+// reused until the work queued on `s` so far is done (CUDA's record_stream_cuda).
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("record_stream", [](at::Tensor& self, c10::Stream s) {
+    TORCH_CHECK(s.device_type() == c10::DeviceType::PrivateUse1 && s.device() == self.device(),
+                "record_stream: the stream (", s, ") must be on the tensor's device (", self.device(), ")");
+    c10::getDeviceAllocator(c10::DeviceType::PrivateUse1)->recordStream(self.storage().data_ptr(), s);
+  });
+}
 
 }  // namespace torch_ocl

@@ -2,6 +2,10 @@
 
 #include <c10/util/hash.h>
 
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -100,16 +104,34 @@ std::string program_cache_dir() {
   return std::string(home ? home : "/tmp") + "/.cache/torch_ocl";
 }
 
+bool compile_log_enabled() {
+  // TORCH_OCL_LOG: comma-separated topics; "compile" logs every program build.
+  static const bool on = [] {
+    const char* v = std::getenv("TORCH_OCL_LOG");
+    return v != nullptr && (std::strstr(v, "compile") != nullptr || std::strcmp(v, "all") == 0);
+  }();
+  return on;
+}
+
 namespace {
+void log_compile(const std::string& label, const DeviceInfo& d, std::chrono::steady_clock::time_point t0,
+                 const char* how) {
+  if (!compile_log_enabled()) return;
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::fprintf(stderr, "[torch_ocl] compile %-28s %9.1f ms  %s  (%s)\n", label.c_str(), ms, how, d.name.c_str());
+}
+
 // Builds `text` (or loads its binary from the disk cache). Caller holds c.mutex.
 cl_program build_locked(Cache& c, c10::DeviceIndex device, const std::string& label,
                         const std::string& text) {
   const DeviceInfo& d = device_info(device);
+  const auto t0 = std::chrono::steady_clock::now();
   const auto file = std::filesystem::path(program_cache_dir()) /
                     (label + "-" + hex_hash(text + d.name + d.driver_version + d.platform_version) + ".bin");
   cl_program p = try_load_binary(d, file);
   if (p != nullptr) {
     ++c.stats.disk_hits;
+    log_compile(label, d, t0, "disk cache");
     return p;
   }
   const char* ptr = text.c_str();
@@ -126,6 +148,7 @@ cl_program build_locked(Cache& c, c10::DeviceIndex device, const std::string& la
   }
   ++c.stats.compiles;
   save_binary(p, file);
+  log_compile(label, d, t0, "built");
   return p;
 }
 }  // namespace

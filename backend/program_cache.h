@@ -30,6 +30,9 @@ cl_program build_program(c10::DeviceIndex device, const std::string& label, cons
 const std::string& kernel_source(const std::string& name);
 
 std::string program_cache_dir();
+// TORCH_OCL_LOG=compile: one stderr line per program built or loaded from the
+// disk cache (label, milliseconds, which of the two).
+bool compile_log_enabled();
 
 struct ProgramCacheStats {
   size_t memory_hits = 0, disk_hits = 0, compiles = 0;

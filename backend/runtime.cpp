@@ -1,5 +1,7 @@
 #include "backend/runtime.h"
 
+#include <CL/cl_ext.h>
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -69,8 +71,8 @@ struct Runtime {
   std::string error;
   // queues[device][stream id]; created lazily.
   // Read without the lock (atomics); created under it.
-  std::vector<std::unique_ptr<std::array<std::atomic<cl_command_queue>, kStreamPoolSize + 1>>> queues;
-  std::vector<std::unique_ptr<std::atomic<int>>> next_pool;
+  std::vector<std::unique_ptr<std::array<std::atomic<cl_command_queue>, kNumStreams>>> queues;
+  std::vector<std::unique_ptr<std::atomic<int>>> next_pool, next_high_pool;
   std::mutex mutex;
 
   Runtime() {
@@ -131,11 +133,13 @@ struct Runtime {
       error = all.empty() ? "no OpenCL device found"
                           : "no OpenCL device matches TORCH_OCL_DEVICES";
     for (size_t i = 0; i < devices.size(); ++i) {
-      queues.push_back(std::make_unique<std::array<std::atomic<cl_command_queue>, kStreamPoolSize + 1>>());
+      queues.push_back(std::make_unique<std::array<std::atomic<cl_command_queue>, kNumStreams>>());
       for (auto& q : *queues.back()) q.store(nullptr);
     }
-    for (size_t i = 0; i < devices.size(); ++i)
+    for (size_t i = 0; i < devices.size(); ++i) {
       next_pool.push_back(std::make_unique<std::atomic<int>>(0));
+      next_high_pool.push_back(std::make_unique<std::atomic<int>>(0));
+    }
   }
 };
 
@@ -199,34 +203,69 @@ c10::Stream current_stream(c10::DeviceIndex index) {
                      tls_stream.at(index));
 }
 
-c10::Stream stream_from_pool(c10::DeviceIndex index) {
+c10::Stream stream_from_pool(c10::DeviceIndex index, int priority) {
   if (index < 0) index = current_device_index();
   check_device_index(index);
-  int id = 1 + (runtime().next_pool[index]->fetch_add(1) % kStreamPoolSize);
+  auto& rt = runtime();
+  int id = priority < 0 ? 1 + kStreamPoolSize + (rt.next_high_pool[index]->fetch_add(1) % kStreamPoolSize)
+                        : 1 + (rt.next_pool[index]->fetch_add(1) % kStreamPoolSize);
   return c10::Stream(c10::Stream::UNSAFE, c10::Device(c10::DeviceType::PrivateUse1, index), id);
 }
 
+int stream_priority(c10::Stream stream) { return stream.id() > kStreamPoolSize ? -1 : 0; }
+
+bool has_priority_hints(c10::DeviceIndex index) {
+  const auto& d = device_info(index);
+  return d.extensions.find("cl_khr_priority_hints") != std::string::npos &&
+         d.extensions.find("cl_khr_create_command_queue") != std::string::npos;
+}
+
+namespace {
+void check_stream_id(c10::Stream stream) {
+  TORCH_CHECK(stream.device_type() == c10::DeviceType::PrivateUse1, "expected an ocl stream, got a ",
+              c10::DeviceTypeName(stream.device_type(), true), " stream");
+  TORCH_CHECK(stream.id() >= 0 && stream.id() < kNumStreams, "invalid ocl stream id ", stream.id());
+}
+
+cl_command_queue create_queue(c10::DeviceIndex index, bool high_priority) {
+  const auto& d = device_info(index);
+  cl_int err = CL_SUCCESS;
+  if (high_priority && has_priority_hints(index)) {
+    auto create = reinterpret_cast<clCreateCommandQueueWithPropertiesKHR_fn>(
+        clGetExtensionFunctionAddressForPlatform(d.platform, "clCreateCommandQueueWithPropertiesKHR"));
+    if (create != nullptr) {
+      const cl_queue_properties_khr props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE,
+                                               CL_QUEUE_PRIORITY_KHR, CL_QUEUE_PRIORITY_HIGH_KHR, 0};
+      cl_command_queue q = create(d.context, d.id, props, &err);
+      if (err == CL_SUCCESS) return q;
+    }
+  }
+  cl_command_queue q = clCreateCommandQueue(d.context, d.id, CL_QUEUE_PROFILING_ENABLE, &err);
+  OCL_CHECK(err);
+  return q;
+}
+}  // namespace
+
 void set_current_stream(c10::Stream stream) {
   check_device_index(stream.device_index());
-  TORCH_CHECK(stream.id() >= 0 && stream.id() <= kStreamPoolSize, "invalid ocl stream id ", stream.id());
+  check_stream_id(stream);
   tls_stream.at(stream.device_index()) = static_cast<int>(stream.id());
 }
 
 cl_command_queue stream_queue(c10::Stream stream) {
   auto index = stream.device_index();
-  check_device_index(index);
-  TORCH_CHECK(stream.id() >= 0 && stream.id() <= kStreamPoolSize, "invalid ocl stream id ", stream.id());
   auto& rt = runtime();
-  auto& slot = (*rt.queues[index])[stream.id()];
-  if (cl_command_queue q = slot.load(std::memory_order_acquire)) return q;  // the hot path: no lock
-  const auto& d = device_info(index);
-  std::lock_guard<std::mutex> lock(rt.mutex);
-  if (slot.load() == nullptr) {
-    cl_int err = CL_SUCCESS;
-    cl_command_queue q = clCreateCommandQueue(d.context, d.id, 0, &err);
-    OCL_CHECK(err);
-    slot.store(q, std::memory_order_release);
+  if (index >= 0 && index < static_cast<c10::DeviceIndex>(rt.queues.size()) && stream.id() >= 0 &&
+      stream.id() < kNumStreams) {
+    auto& slot = (*rt.queues[index])[stream.id()];
+    if (cl_command_queue q = slot.load(std::memory_order_acquire)) return q;  // the hot path: no lock
   }
+  check_device_index(index);
+  check_stream_id(stream);
+  auto& slot = (*rt.queues[index])[stream.id()];
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  if (slot.load() == nullptr)
+    slot.store(create_queue(index, stream_priority(stream) < 0), std::memory_order_release);
   return slot.load();
 }
 

@@ -40,11 +40,21 @@ c10::DeviceIndex current_device_index();
 void set_current_device(c10::DeviceIndex index);
 
 // Streams: id 0 is the device's default queue, ids 1..kStreamPoolSize come
-// from a pool handed out round-robin. All queues are in-order.
+// from a pool of normal-priority queues and ids kStreamPoolSize+1..
+// 2*kStreamPoolSize from a pool of high-priority queues, each handed out
+// round-robin (as CUDA's stream pools). All queues are in-order and have
+// profiling enabled (events carry timestamps: Event.elapsed_time).
+// High priority uses cl_khr_priority_hints where the device has it; elsewhere
+// the high pool is ordinary queues.
 constexpr int kStreamPoolSize = 4;
+constexpr int kNumStreams = 1 + 2 * kStreamPoolSize;
 c10::Stream default_stream(c10::DeviceIndex index);
 c10::Stream current_stream(c10::DeviceIndex index = -1);
-c10::Stream stream_from_pool(c10::DeviceIndex index = -1);
+// priority 0 (normal) or < 0 (high), as torch.cuda.Stream(priority=).
+c10::Stream stream_from_pool(c10::DeviceIndex index = -1, int priority = 0);
+int stream_priority(c10::Stream stream);
+// Whether high-priority streams really get a higher device priority.
+bool has_priority_hints(c10::DeviceIndex index);
 void set_current_stream(c10::Stream stream);
 cl_command_queue stream_queue(c10::Stream stream);
 // The queue of the current stream of `index` (or of the current device).

@@ -5,6 +5,7 @@
 #include "backend/generator.h"
 #include "backend/device_checks.h"
 #include "backend/runtime.h"
+#include "backend/user_kernel.h"
 
 namespace torch_ocl {
 
@@ -31,5 +32,14 @@ void manual_seed(uint64_t seed) {
 void set_fallback_mode(const std::string& mode) { torch_ocl::set_fallback_mode(parse_fallback_mode(mode)); }
 std::string get_fallback_mode() { return fallback_mode_name(fallback_mode()); }
 // fallback_stats() and reset_fallback_stats() are defined in backend/fallback.cpp.
+
+static_assert(std::is_same_v<KernelArg, UserKernelArg>, "the public and the backend argument types agree");
+Kernel::Kernel(std::string source, std::string name)
+    : impl_(std::make_shared<const UserKernelHandle>(std::move(source), std::move(name))) {}
+void Kernel::launch(const std::vector<size_t>& global, const std::vector<KernelArg>& args,
+                    const std::vector<size_t>& local) const {
+  static_cast<const UserKernelHandle*>(impl_.get())->launch(global, args, local);
+}
+const std::string& Kernel::name() const { return static_cast<const UserKernelHandle*>(impl_.get())->name(); }
 
 }  // namespace torch_ocl

@@ -9,6 +9,7 @@
 #include "backend/program_cache.h"
 #include "backend/device_checks.h"
 #include "backend/runtime.h"
+#include "backend/user_kernel.h"
 #include "kernels/blas.h"
 
 namespace py = pybind11;
@@ -51,6 +52,25 @@ py::dict device_properties(int index) {
   }
   p["blas_tuning"] = blas_tuning_source(static_cast<c10::DeviceIndex>(index));
   return p;
+}
+
+// A Python kernel argument: a tensor, or (type code, value) for a scalar.
+UserKernelArg kernel_arg(const py::handle& a) {
+  if (THPVariable_Check(a.ptr())) return THPVariable_Unpack(a.ptr());
+  auto t = a.cast<py::tuple>();
+  const auto code = t[0].cast<std::string>();
+  const py::handle v = t[1];
+  if (code == "i8") return v.cast<int8_t>();
+  if (code == "u8") return v.cast<uint8_t>();
+  if (code == "i16") return v.cast<int16_t>();
+  if (code == "u16") return v.cast<uint16_t>();
+  if (code == "i32") return v.cast<int32_t>();
+  if (code == "u32") return v.cast<uint32_t>();
+  if (code == "i64") return v.cast<int64_t>();
+  if (code == "u64") return v.cast<uint64_t>();
+  if (code == "f32") return v.cast<float>();
+  if (code == "f64") return v.cast<double>();
+  throw py::value_error("unknown kernel argument type code " + code);
 }
 
 // The flat "name.pool.metric" dict of torch.cuda.memory_stats().
@@ -100,6 +120,23 @@ PYBIND11_MODULE(_C, m) {
     raise_device_errors(static_cast<c10::DeviceIndex>(i));
   });
   m.def("device_properties", &device_properties);
+  // streams: (stream_id, device_index, device_type) triples, as torch.Stream packs them
+  auto pack = [](c10::Stream s) {
+    return py::make_tuple(s.id(), static_cast<int>(s.device_index()), static_cast<int>(s.device_type()));
+  };
+  m.def("current_stream", [pack](int i) { return pack(current_stream(static_cast<c10::DeviceIndex>(i))); });
+  m.def("default_stream", [pack](int i) {
+    check_device_index(static_cast<c10::DeviceIndex>(i));
+    return pack(default_stream(static_cast<c10::DeviceIndex>(i)));
+  });
+  m.def("set_stream", [](int64_t id, int i) {
+    set_current_stream(c10::Stream(c10::Stream::UNSAFE, c10::Device(c10::DeviceType::PrivateUse1,
+                                                                     static_cast<c10::DeviceIndex>(i)), id));
+  });
+  m.def("stream_priority", [](int64_t id) {
+    return stream_priority(c10::Stream(c10::Stream::UNSAFE, c10::Device(c10::DeviceType::PrivateUse1, 0), id));
+  });
+  m.def("has_priority_hints", [](int i) { return has_priority_hints(static_cast<c10::DeviceIndex>(i)); });
   m.def("default_generator", [](int i) {
     return py::reinterpret_steal<py::object>(
         THPGenerator_initDefaultGenerator(default_generator(static_cast<c10::DeviceIndex>(i))));
@@ -118,6 +155,18 @@ PYBIND11_MODULE(_C, m) {
   m.def("reset_fallback_stats", [] { reset_fallback_stats(); });
   m.def("get_fallback_mode", [] { return std::string(fallback_mode_name(fallback_mode())); });
   m.def("set_fallback_mode", [](const std::string& mode) { set_fallback_mode(parse_fallback_mode(mode)); });
+  // user kernels (torch_ocl.Kernel)
+  py::class_<UserKernelHandle>(m, "UserKernel")
+      .def(py::init<std::string, std::string>())
+      .def_property_readonly("name", &UserKernelHandle::name)
+      .def("launch", [](const UserKernelHandle& k, const std::vector<size_t>& global, const py::list& args,
+                        const std::vector<size_t>& local) {
+        std::vector<UserKernelArg> converted;
+        converted.reserve(args.size());
+        for (const auto& a : args) converted.push_back(kernel_arg(a));
+        py::gil_scoped_release release;  // a first launch may compile for seconds
+        k.launch(global, converted, local);
+      });
   // program cache
   m.def("blas_tuning_file_name", &blas_tuning_file_name);
   m.def("program_cache_dir", [] { return program_cache_dir(); });

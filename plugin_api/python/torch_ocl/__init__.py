@@ -35,5 +35,17 @@ from ._printing import install as _install_printing  # noqa: E402
 _install_printing()
 
 from .device import *  # noqa: E402,F401,F403
+from .kernels import Kernel, kernel  # noqa: E402,F401
+from ._compile import install as _install_compile_hook  # noqa: E402
 
-__all__ = _device_module.__all__
+_install_compile_hook()
+
+__all__ = _device_module.__all__ + ["Kernel", "kernel", "profiler"]
+
+
+def __getattr__(name):
+    if name == "profiler":  # imported on first use: it pulls in torch.profiler
+        from . import profiler
+
+        return profiler
+    raise AttributeError(f"module 'torch_ocl' has no attribute {name!r}")

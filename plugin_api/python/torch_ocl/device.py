@@ -6,6 +6,8 @@ import os
 import torch
 
 from . import _C
+from .streams import (Stream, Event, current_stream, default_stream, set_stream,  # noqa: F401
+                      stream, StreamContext)
 
 __all__ = [
     "is_available", "device_count", "current_device", "set_device", "device",
@@ -17,7 +19,8 @@ __all__ = [
     "reset_accumulated_memory_stats", "empty_cache", "mem_get_info",
     "set_memory_limit", "fallback_stats", "reset_fallback_stats",
     "get_fallback_mode", "set_fallback_mode", "fallback_mode", "is_initialized",
-    "cache_dir",
+    "cache_dir", "get_amp_supported_dtype", "is_bf16_supported",
+    "Stream", "Event", "current_stream", "default_stream", "set_stream", "stream", "StreamContext",
 ]
 
 
@@ -222,6 +225,18 @@ def fallback_mode(mode: str):
         yield
     finally:
         _C.set_fallback_mode(previous)
+
+
+# Autocast ----------------------------------------------------------------------
+
+def get_amp_supported_dtype():
+    """Lower-precision dtypes torch.autocast("ocl", dtype=...) accepts."""
+    return [torch.float16, torch.bfloat16]
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    # bfloat16 is stored as 16 bits and computed in float on every device.
+    return is_available()
 
 
 def cache_dir() -> str:

@@ -1,0 +1,110 @@
+#include "backend/user_kernel.h"
+
+#include <map>
+#include <mutex>
+
+#include "backend/device_ptr.h"
+#include "backend/program_cache.h"
+#include "backend/runtime.h"
+
+namespace torch_ocl {
+
+class UserKernelImpl {
+ public:
+  UserKernelImpl(std::string source, std::string name) : source_(std::move(source)), name_(std::move(name)) {}
+
+  // The kernel on `device`, built on first use (the program cache keeps the
+  // binary on disk). Called with mutex_ held.
+  cl_kernel kernel(c10::DeviceIndex device) {
+    if (auto it = kernels_.find(device); it != kernels_.end()) return it->second;
+    cl_program program = build_program(device, "user_" + name_, source_);
+    cl_int err = CL_SUCCESS;
+    cl_kernel k = clCreateKernel(program, name_.c_str(), &err);
+    TORCH_CHECK(err == CL_SUCCESS, "torch_ocl: the OpenCL source has no __kernel named '", name_, "' (",
+                cl_error_name(err), ")");
+    kernels_.emplace(device, k);
+    return k;
+  }
+
+  std::string source_, name_;
+  std::mutex mutex_;  // kernel arguments live in the cl_kernel: held from set to enqueue
+  std::map<c10::DeviceIndex, cl_kernel> kernels_;
+};
+
+UserKernelHandle::UserKernelHandle(std::string source, std::string name)
+    : impl_(std::make_shared<UserKernelImpl>(std::move(source), std::move(name))) {}
+
+const std::string& UserKernelHandle::name() const { return impl_->name_; }
+
+void UserKernelHandle::launch(const std::vector<size_t>& global, const std::vector<UserKernelArg>& args,
+                              const std::vector<size_t>& local) const {
+  TORCH_CHECK(!global.empty() && global.size() <= 3, "kernel '", impl_->name_,
+              "': the global size needs 1 to 3 dimensions, got ", global.size());
+  TORCH_CHECK(local.empty() || local.size() == global.size(), "kernel '", impl_->name_,
+              "': the local size needs as many dimensions as the global size");
+  c10::DeviceIndex device = -1;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (const auto* t = std::get_if<at::Tensor>(&args[i])) {
+      TORCH_CHECK(t->defined() && t->device().type() == c10::DeviceType::PrivateUse1, "kernel '",
+                  impl_->name_, "': argument ", i, " must be an ocl tensor, got ",
+                  t->defined() ? t->device().str() : std::string("an undefined tensor"));
+      TORCH_CHECK(device == -1 || device == t->device().index(), "kernel '", impl_->name_,
+                  "': all tensors must be on the same ocl device, got ocl:", static_cast<int>(device),
+                  " and ", t->device());
+      TORCH_CHECK(t->is_contiguous(), "kernel '", impl_->name_, "': argument ", i,
+                  " must be contiguous (call .contiguous())");
+      device = t->device().index();
+    }
+  }
+  if (device == -1) device = current_device_index();
+  for (size_t g : global)
+    if (g == 0) return;  // nothing to do, as an empty launch
+  const DeviceInfo& d = device_info(device);
+  const size_t align = std::max<size_t>(1, d.mem_base_addr_align_bits / 8);
+
+  std::vector<cl_mem> sub_buffers;
+  auto release = [&] {
+    for (cl_mem m : sub_buffers) clReleaseMemObject(m);  // deferred by OpenCL until the kernel is done
+  };
+  std::lock_guard<std::mutex> lock(impl_->mutex_);
+  cl_kernel k = impl_->kernel(device);
+  try {
+    for (cl_uint i = 0; i < args.size(); ++i) {
+      cl_int err = std::visit(
+          [&](const auto& v) -> cl_int {
+            using T = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<T, at::Tensor>) {
+              const DeviceBuffer b = resolve_device_ptr(v.data_ptr());
+              cl_mem mem = b.buffer;
+              if (b.offset != 0) {
+                TORCH_CHECK(b.offset % align == 0, "kernel '", impl_->name_, "': argument ", i,
+                            " starts at a byte offset the device cannot address as a buffer (",
+                            b.offset, " is not a multiple of ", align, "); pass a copy (.clone())");
+                cl_buffer_region region{b.offset, std::max<size_t>(1, std::min(b.capacity, v.nbytes()))};
+                cl_int e = CL_SUCCESS;
+                mem = clCreateSubBuffer(b.buffer, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &e);
+                OCL_CHECK(e);
+                sub_buffers.push_back(mem);
+              }
+              return clSetKernelArg(k, i, sizeof(cl_mem), &mem);
+            } else {
+              return clSetKernelArg(k, i, sizeof(T), &v);
+            }
+          },
+          args[i]);
+      TORCH_CHECK(err == CL_SUCCESS, "kernel '", impl_->name_, "': clSetKernelArg(", i, ") failed: ",
+                  cl_error_name(err), " (does argument ", i, " have the kernel parameter's type?)");
+    }
+    const cl_int err = clEnqueueNDRangeKernel(current_queue(device), k, static_cast<cl_uint>(global.size()),
+                                              nullptr, global.data(), local.empty() ? nullptr : local.data(),
+                                              0, nullptr, nullptr);
+    TORCH_CHECK(err == CL_SUCCESS, "kernel '", impl_->name_, "': clEnqueueNDRangeKernel failed: ",
+                cl_error_name(err), " (", err, ")");
+  } catch (...) {
+    release();
+    throw;
+  }
+  release();
+}
+
+}  // namespace torch_ocl
