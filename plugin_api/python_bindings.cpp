@@ -124,6 +124,12 @@ PYBIND11_MODULE(_C, m) {
   m.def("program_cache_stats", [] {
     const auto s = program_cache_stats();
     return py::dict(py::arg("memory_hits") = s.memory_hits, py::arg("disk_hits") = s.disk_hits,
-                    py::arg("compiles") = s.compiles);
+                    py::arg("compiles") = s.compiles, py::arg("disk_rejects") = s.disk_rejects,
+                    py::arg("disk_write_failures") = s.disk_write_failures);
+  });
+  // Builds (or loads from the disk cache) a complete OpenCL source; for tests
+  // of the program cache.
+  m.def("_build_program", [](const std::string& label, const std::string& source, int device) {
+    clReleaseProgram(build_program(static_cast<c10::DeviceIndex>(device), label, source));
   });
 }
