@@ -1,3 +1,4 @@
+#include "backend/fault_injection.h"
 #include "backend/program_cache.h"
 
 #include <c10/util/hash.h>
@@ -110,7 +111,8 @@ LoadResult try_load_binary(const DeviceInfo& d, const std::filesystem::path& fil
     return {nullptr, std::string("the driver refused the binary: ") +
                          cl_error_name(err != CL_SUCCESS ? err : status)};
   }
-  if (const cl_int e = clBuildProgram(p, 1, &d.id, "", nullptr, nullptr); e != CL_SUCCESS) {
+  if (const cl_int e = fault_or(FaultPoint::BuildProgram, [&] { return clBuildProgram(p, 1, &d.id, "", nullptr, nullptr); });
+      e != CL_SUCCESS) {
     clReleaseProgram(p);
     return {nullptr, std::string("the driver could not build the binary: ") + cl_error_name(e)};
   }
@@ -203,7 +205,8 @@ cl_program build_locked(Cache& c, c10::DeviceIndex device, const std::string& la
   const std::string key = text + '\0' + d.name + '\0' + d.driver_version + '\0' + d.platform_version;
   const uint64_t key_hash = fnv1a(key.data(), key.size());
   const auto file = std::filesystem::path(program_cache_dir()) /
-                    (label + "-" + hex_hash(text + d.name + d.driver_version + d.platform_version) + ".bin");
+                    (label + "-" + hex_hash(text + d.name + d.driver_version + d.platform_version) + ".v" +
+                     std::to_string(kFormatVersion) + ".bin");  // files of older formats are never read
   LoadResult loaded = try_load_binary(d, file, key_hash);
   if (loaded.program != nullptr) {
     ++c.stats.disk_hits;
@@ -219,7 +222,7 @@ cl_program build_locked(Cache& c, c10::DeviceIndex device, const std::string& la
   cl_int err = CL_SUCCESS;
   cl_program p = clCreateProgramWithSource(d.context, 1, &ptr, &len, &err);
   OCL_CHECK(err);
-  err = clBuildProgram(p, 1, &d.id, "-cl-std=CL1.2", nullptr, nullptr);
+  err = fault_or(FaultPoint::BuildProgram, [&] { return clBuildProgram(p, 1, &d.id, "-cl-std=CL1.2", nullptr, nullptr); });
   if (err != CL_SUCCESS) {
     std::string log = build_log(p, d.id);
     clReleaseProgram(p);
