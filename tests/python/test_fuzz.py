@@ -1,7 +1,7 @@
 """The differential fuzzer (torch_ocl.testing.fuzz) in a bounded CI run.
 
 TORCH_OCL_FUZZ_SEED / TORCH_OCL_FUZZ_BUDGET_S change the seed (default 0)
-and the time budget (default 90 s); the full run is
+and the time budget (default 60 s); the full run is
 ``python -m torch_ocl.testing.fuzz --budget-s 3600``.
 """
 
@@ -47,7 +47,7 @@ def test_a_wrong_result_is_reported_with_a_repro(monkeypatch):
 
 def test_bounded_fuzz_run():
     seed = int(os.environ.get("TORCH_OCL_FUZZ_SEED", "0"))
-    budget = float(os.environ.get("TORCH_OCL_FUZZ_BUDGET_S", "90"))
+    budget = float(os.environ.get("TORCH_OCL_FUZZ_BUDGET_S", "60"))
     lines = []
     r = fuzz.fuzz(seed=seed, budget_s=budget, log=lines.append)
     print("fuzz: %d cases run, %d skipped, %d failures (seed %d)" % (r["run"], r["skipped"], len(r["failures"]), seed))
