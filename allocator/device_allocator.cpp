@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "backend/fault_injection.h"
 #include "backend/runtime.h"
 
 namespace torch_ocl {
@@ -98,8 +99,8 @@ struct DeviceState {
   Segment* create_segment(size_t size) {
     const auto& d = device_info(device);
     if (reserved + size > cap() || size > d.max_mem_alloc_size) return nullptr;
-    cl_int err = CL_SUCCESS;
-    cl_mem mem = clCreateBuffer(d.context, CL_MEM_READ_WRITE, size, nullptr, &err);
+    cl_int err = injected_fault(FaultPoint::CreateBuffer);
+    cl_mem mem = err == CL_SUCCESS ? clCreateBuffer(d.context, CL_MEM_READ_WRITE, size, nullptr, &err) : nullptr;
     if (err != CL_SUCCESS) {
       TORCH_CHECK(cl_is_out_of_memory(err), "OpenCL call clCreateBuffer(", size,
                   " bytes) failed: ", cl_error_name(err), " (", err, ")");
@@ -349,8 +350,8 @@ class OclDeviceAllocator final : public c10::DeviceAllocator {
   void copy_data(void* dest, const void* src, std::size_t count) const override {
     if (count == 0) return;
     const DeviceBuffer d = resolve_device_ptr(dest), s = resolve_device_ptr(src);
-    OCL_CHECK(clEnqueueCopyBuffer(current_queue(device_of_ptr(dest)), s.buffer, d.buffer, s.offset,
-                                  d.offset, count, 0, nullptr, nullptr));
+    OCL_CHECK_AT(EnqueueCopyBuffer, clEnqueueCopyBuffer(current_queue(device_of_ptr(dest)), s.buffer, d.buffer,
+                                                        s.offset, d.offset, count, 0, nullptr, nullptr));
   }
   bool initialized() override { return true; }
   void emptyCache(c10::MempoolId_t) override {

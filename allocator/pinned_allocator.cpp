@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 
+#include "backend/fault_injection.h"
 #include "backend/device_ptr.h"
 #include "backend/runtime.h"
 
@@ -36,7 +37,12 @@ void free_pinned(void* ptr) {
   // Copies from/into this memory may still be queued on any device: finish them.
   for (c10::DeviceIndex d = 0; d < num_devices(); ++d)
     if (device_initialized(d)) synchronize_device(d);
-  clEnqueueUnmapMemObject(q, b.mem, ptr, 0, nullptr, nullptr);
+  // A deleter cannot raise: a failed unmap is reported and the buffer still released.
+  const cl_int err = fault_or(FaultPoint::EnqueueUnmapMemObject,
+                              [&] { return clEnqueueUnmapMemObject(q, b.mem, ptr, 0, nullptr, nullptr); });
+  if (err != CL_SUCCESS)
+    TORCH_WARN("torch_ocl: OpenCL call clEnqueueUnmapMemObject failed while freeing pinned memory: ",
+               cl_error_name(err), " (", err, ")");
   clFinish(q);
   clReleaseMemObject(b.mem);
 }
@@ -46,12 +52,19 @@ class PinnedAllocator final : public c10::Allocator {
   c10::DataPtr allocate(size_t n) override {
     if (n == 0) return c10::DataPtr(nullptr, nullptr, &free_pinned, c10::Device(c10::kCPU));
     const auto& d = device_info(0);
-    cl_int err = CL_SUCCESS;
-    cl_mem mem = clCreateBuffer(d.context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, n, nullptr, &err);
-    TORCH_CHECK_WITH(OutOfMemoryError, err == CL_SUCCESS, "torch_ocl: cannot allocate ", n,
-                     " bytes of pinned host memory: clCreateBuffer failed: ", cl_error_name(err));
-    void* ptr = clEnqueueMapBuffer(stream_queue(default_stream(0)), mem, CL_TRUE,
-                                   CL_MAP_READ | CL_MAP_WRITE, 0, n, 0, nullptr, nullptr, &err);
+    cl_int err = injected_fault(FaultPoint::CreateBuffer);
+    cl_mem mem = err == CL_SUCCESS
+                     ? clCreateBuffer(d.context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, n, nullptr, &err)
+                     : nullptr;
+    TORCH_CHECK_WITH(OutOfMemoryError, err == CL_SUCCESS || !cl_is_out_of_memory(err), "torch_ocl: cannot allocate ",
+                     n, " bytes of pinned host memory: OpenCL call clCreateBuffer failed: ", cl_error_name(err), " (",
+                     err, ")");
+    TORCH_CHECK(err == CL_SUCCESS, "torch_ocl: OpenCL call clCreateBuffer(", n,
+                " bytes of pinned host memory) failed: ", cl_error_name(err), " (", err, ")");
+    err = injected_fault(FaultPoint::EnqueueMapBuffer);
+    void* ptr = err == CL_SUCCESS ? clEnqueueMapBuffer(stream_queue(default_stream(0)), mem, CL_TRUE,
+                                                       CL_MAP_READ | CL_MAP_WRITE, 0, n, 0, nullptr, nullptr, &err)
+                                  : nullptr;
     if (err != CL_SUCCESS) clReleaseMemObject(mem);
     TORCH_CHECK(err == CL_SUCCESS, "OpenCL call clEnqueueMapBuffer failed: ", cl_error_name(err),
                 " (", err, ")");

@@ -1,3 +1,4 @@
+#include "backend/fault_injection.h"
 #include "backend/copy.h"
 
 #include <ATen/TensorIterator.h>
@@ -23,16 +24,16 @@ bool dense(const at::Tensor& t) { return t.is_non_overlapping_and_dense(); }
 
 void write_bytes(const at::Tensor& dst, const void* host, size_t nbytes, bool blocking) {
   const DeviceBuffer b = resolve_device_ptr(dst.data_ptr());
-  OCL_CHECK(clEnqueueWriteBuffer(current_queue(dst.device().index()), b.buffer,
-                                 blocking ? CL_TRUE : CL_FALSE, b.offset, nbytes, host, 0, nullptr,
-                                 nullptr));
+  OCL_CHECK_AT(EnqueueWriteBuffer, clEnqueueWriteBuffer(current_queue(dst.device().index()), b.buffer,
+                                                        blocking ? CL_TRUE : CL_FALSE, b.offset, nbytes,
+                                                        host, 0, nullptr, nullptr));
 }
 
 void read_bytes(const at::Tensor& src, void* host, size_t nbytes, bool blocking) {
   const DeviceBuffer b = resolve_device_ptr(src.data_ptr());
-  OCL_CHECK(clEnqueueReadBuffer(current_queue(src.device().index()), b.buffer,
-                                blocking ? CL_TRUE : CL_FALSE, b.offset, nbytes, host, 0, nullptr,
-                                nullptr));
+  OCL_CHECK_AT(EnqueueReadBuffer, clEnqueueReadBuffer(current_queue(src.device().index()), b.buffer,
+                                                      blocking ? CL_TRUE : CL_FALSE, b.offset, nbytes,
+                                                      host, 0, nullptr, nullptr));
 }
 
 void copy_host_to_device(const at::Tensor& dst, const at::Tensor& src, bool non_blocking) {
@@ -132,8 +133,8 @@ void copy_device_to_device(const at::Tensor& dst, const at::Tensor& src) {
       dst.sizes() == src.sizes() && dst.strides() == src.strides()) {
     if (dst.data_ptr() == src.data_ptr()) return;
     const DeviceBuffer d = resolve_device_ptr(dst.data_ptr()), s = resolve_device_ptr(src.data_ptr());
-    OCL_CHECK(clEnqueueCopyBuffer(current_queue(device), s.buffer, d.buffer, s.offset, d.offset,
-                                  dst.nbytes(), 0, nullptr, nullptr));
+    OCL_CHECK_AT(EnqueueCopyBuffer, clEnqueueCopyBuffer(current_queue(device), s.buffer, d.buffer, s.offset,
+                                                        d.offset, dst.nbytes(), 0, nullptr, nullptr));
     return;
   }
   auto iter = at::TensorIteratorConfig()

@@ -1,3 +1,4 @@
+#include "backend/fault_injection.h"
 #include "backend/device_checks.h"
 
 #include <c10/util/Exception.h>
@@ -49,10 +50,14 @@ cl_mem flag_buffer(c10::DeviceIndex device) {
   std::lock_guard<std::mutex> lock(f.mutex);
   if (f.flag == nullptr) {
     FlagRecord zero{};
-    cl_int err = CL_SUCCESS;
-    f.flag = clCreateBuffer(device_info(device).context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                            sizeof(zero), &zero, &err);
-    OCL_CHECK(err);
+    cl_int err = injected_fault(FaultPoint::CreateBuffer);
+    cl_mem flag = err == CL_SUCCESS ? clCreateBuffer(device_info(device).context,
+                                                     CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(zero),
+                                                     &zero, &err)
+                                    : nullptr;
+    TORCH_CHECK(err == CL_SUCCESS, "OpenCL call clCreateBuffer (device error flag) failed: ",
+                cl_error_name(err), " (", err, ")");
+    f.flag = flag;
   }
   return f.flag;
 }
@@ -72,10 +77,11 @@ std::string format(std::string message, const FlagRecord& r) {
 void read_and_raise(c10::DeviceIndex device, cl_command_queue queue) {
   cl_mem flag = flag_buffer(device);
   FlagRecord r{};
-  OCL_CHECK(clEnqueueReadBuffer(queue, flag, CL_TRUE, 0, sizeof(r), &r, 0, nullptr, nullptr));
+  OCL_CHECK_AT(EnqueueReadBuffer, clEnqueueReadBuffer(queue, flag, CL_TRUE, 0, sizeof(r), &r, 0, nullptr, nullptr));
   if (r.check == 0) return;
   const FlagRecord zero{};
-  OCL_CHECK(clEnqueueWriteBuffer(queue, flag, CL_TRUE, 0, sizeof(zero), &zero, 0, nullptr, nullptr));
+  OCL_CHECK_AT(EnqueueWriteBuffer,
+               clEnqueueWriteBuffer(queue, flag, CL_TRUE, 0, sizeof(zero), &zero, 0, nullptr, nullptr));
   Check c;
   {
     std::lock_guard<std::mutex> lock(checks_mutex);

@@ -1,3 +1,4 @@
+#include "backend/fault_injection.h"
 #include "backend/kernel_launch.h"
 
 #include <ATen/TensorIterator.h>
@@ -306,8 +307,10 @@ void Launch::run_items(size_t n) {
   if (n == 0) return;
   const size_t local = std::min<size_t>(256, cached_->work_group_size);
   const size_t total = (n + local - 1) / local * local;
-  cl_int err = clEnqueueNDRangeKernel(current_queue(device_), kernel_, 1, nullptr, &total, &local, 0,
-                                      nullptr, nullptr);
+  cl_int err = fault_or(FaultPoint::EnqueueNDRangeKernel, [&] {
+    return clEnqueueNDRangeKernel(current_queue(device_), kernel_, 1, nullptr, &total, &local, 0, nullptr,
+                                  nullptr);
+  });
   TORCH_CHECK(err == CL_SUCCESS, "OpenCL call clEnqueueNDRangeKernel(", name_, ") failed: ",
               cl_error_name(err), " (", err, ")");
   lock_.unlock();
@@ -320,7 +323,8 @@ void Launch::run(size_t global, size_t local) {
   const size_t groups = std::min<size_t>((global + local - 1) / local, 65536);
   const size_t total = groups * local;
   cl_command_queue q = current_queue(device_);
-  cl_int err = clEnqueueNDRangeKernel(q, kernel_, 1, nullptr, &total, &local, 0, nullptr, nullptr);
+  cl_int err = fault_or(FaultPoint::EnqueueNDRangeKernel,
+                        [&] { return clEnqueueNDRangeKernel(q, kernel_, 1, nullptr, &total, &local, 0, nullptr, nullptr); });
   TORCH_CHECK(err == CL_SUCCESS, "OpenCL call clEnqueueNDRangeKernel(", name_, ") failed: ",
               cl_error_name(err), " (", err, ")");
   lock_.unlock();

@@ -1,3 +1,4 @@
+#include "backend/fault_injection.h"
 #include "backend/program_cache.h"
 
 #include <c10/util/hash.h>
@@ -13,6 +14,9 @@
 #include <mutex>
 #include <sstream>
 #include <tuple>
+#include <cerrno>
+#include <cstring>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -26,6 +30,7 @@ struct Cache {
   std::map<std::string, std::string> sources;
   std::map<std::tuple<int, std::string, std::string>, cl_program> programs;
   ProgramCacheStats stats;
+  bool disk_writes_failed = false;  // warned once; later builds stay in memory
 };
 
 Cache& cache() {
@@ -50,42 +55,134 @@ std::string build_log(cl_program p, cl_device_id d) {
   return log;
 }
 
-cl_program try_load_binary(const DeviceInfo& d, const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return nullptr;
-  std::vector<unsigned char> bin((std::istreambuf_iterator<char>(in)), {});
-  if (bin.empty()) return nullptr;
-  const unsigned char* ptr = bin.data();
-  size_t size = bin.size();
-  cl_int status = CL_SUCCESS, err = CL_SUCCESS;
-  cl_program p = clCreateProgramWithBinary(d.context, 1, &d.id, &size, &ptr, &status, &err);
-  if (err != CL_SUCCESS || status != CL_SUCCESS) return nullptr;
-  if (clBuildProgram(p, 1, &d.id, "", nullptr, nullptr) != CL_SUCCESS) {
-    clReleaseProgram(p);
-    return nullptr;
-  }
-  return p;
+// ---- the on-disk binary format ----------------------------------------------
+// A cache file is a fixed header followed by the driver's program binary:
+//   magic "TOCLBIN\0" | format version | key hash | payload length | checksum
+// The key hash is FNV-1a of the full key (source + device + driver + platform)
+// so a file copied from another key or written by another driver is refused
+// even if its name matches; the checksum (FNV-1a of the payload) catches
+// corrupted bytes; the payload length catches truncation.
+constexpr char kMagic[8] = {'T', 'O', 'C', 'L', 'B', 'I', 'N', '\0'};
+constexpr uint32_t kFormatVersion = 1;
+
+struct FileHeader {
+  char magic[8];
+  uint32_t version;
+  uint32_t header_size;
+  uint64_t key_hash;
+  uint64_t payload_length;
+  uint64_t checksum;
+};
+static_assert(sizeof(FileHeader) == 40);
+
+uint64_t fnv1a(const void* data, size_t n, uint64_t h = 1469598103934665603ull) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < n; ++i) { h ^= p[i]; h *= 1099511628211ull; }
+  return h;
 }
 
-void save_binary(cl_program p, const std::filesystem::path& file) {
+// Why a cache file was refused; empty when it is missing (not an error).
+struct LoadResult {
+  cl_program program = nullptr;
+  std::string rejected;  // reason, when the file exists but cannot be used
+};
+
+LoadResult try_load_binary(const DeviceInfo& d, const std::filesystem::path& file, uint64_t key_hash) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return {};
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), {});
+  if (!in.eof() && in.fail()) return {nullptr, "read error"};
+  FileHeader h{};
+  if (bytes.size() < sizeof(h)) return {nullptr, "truncated header (" + std::to_string(bytes.size()) + " bytes)"};
+  std::memcpy(&h, bytes.data(), sizeof(h));
+  if (std::memcmp(h.magic, kMagic, sizeof(kMagic)) != 0) return {nullptr, "not a torch_ocl kernel cache file"};
+  if (h.version != kFormatVersion || h.header_size != sizeof(h))
+    return {nullptr, "format version " + std::to_string(h.version) + " (expected " +
+                         std::to_string(kFormatVersion) + ")"};
+  if (h.key_hash != key_hash) return {nullptr, "written for another kernel source, device or driver"};
+  const size_t payload = bytes.size() - sizeof(h);
+  if (h.payload_length != payload)
+    return {nullptr, "length " + std::to_string(payload) + " bytes, header says " +
+                         std::to_string(h.payload_length) + " (truncated or appended)"};
+  if (payload == 0) return {nullptr, "empty binary"};
+  const auto* ptr = reinterpret_cast<const unsigned char*>(bytes.data() + sizeof(h));
+  if (fnv1a(ptr, payload) != h.checksum) return {nullptr, "checksum mismatch (corrupted)"};
+  size_t size = payload;
+  cl_int status = CL_SUCCESS, err = CL_SUCCESS;
+  cl_program p = clCreateProgramWithBinary(d.context, 1, &d.id, &size, &ptr, &status, &err);
+  if (err != CL_SUCCESS || status != CL_SUCCESS) {
+    if (p != nullptr) clReleaseProgram(p);
+    return {nullptr, std::string("the driver refused the binary: ") +
+                         cl_error_name(err != CL_SUCCESS ? err : status)};
+  }
+  if (const cl_int e = fault_or(FaultPoint::BuildProgram, [&] { return clBuildProgram(p, 1, &d.id, "", nullptr, nullptr); });
+      e != CL_SUCCESS) {
+    clReleaseProgram(p);
+    return {nullptr, std::string("the driver could not build the binary: ") + cl_error_name(e)};
+  }
+  return {p, {}};
+}
+
+// Creates the missing folders of `dir`, each user-only (0700); an existing
+// folder keeps its permissions. Returns an error text, or empty on success.
+std::string make_private_dirs(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(dir, ec)) return {};
+  if (dir.has_parent_path() && dir.parent_path() != dir) {
+    if (auto e = make_private_dirs(dir.parent_path()); !e.empty()) return e;
+  }
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+    return "cannot create " + dir.string() + ": " + std::strerror(errno);
+  if (!std::filesystem::is_directory(dir, ec)) return dir.string() + " is not a folder";
+  return {};
+}
+
+// Writes header + binary to a private temp file in the cache folder, then
+// renames it over `file`: readers see either no file or a complete one, and
+// two processes writing the same key both succeed (the last rename wins with
+// identical content). Returns an error text, or empty on success.
+std::string save_binary(cl_program p, const std::filesystem::path& file, uint64_t key_hash) {
   size_t size = 0;
   if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, nullptr) != CL_SUCCESS ||
       size == 0)
-    return;
+    return {};  // the driver offers no binary: nothing to cache, not an error
   std::vector<unsigned char> bin(size);
   unsigned char* ptr = bin.data();
-  if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof(ptr), &ptr, nullptr) != CL_SUCCESS) return;
-  std::error_code ec;
-  std::filesystem::create_directories(file.parent_path(), ec);
-  if (ec) return;  // a read-only cache folder only costs compile time
-  auto tmp = file;
-  tmp += ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) return;
-    out.write(reinterpret_cast<const char*>(bin.data()), static_cast<std::streamsize>(size));
+  if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof(ptr), &ptr, nullptr) != CL_SUCCESS) return {};
+  if (auto e = make_private_dirs(file.parent_path()); !e.empty()) return e;
+  FileHeader h{};
+  std::memcpy(h.magic, kMagic, sizeof(kMagic));
+  h.version = kFormatVersion;
+  h.header_size = sizeof(h);
+  h.key_hash = key_hash;
+  h.payload_length = size;
+  h.checksum = fnv1a(bin.data(), size);
+  std::string tmp = file.string() + ".tmp.XXXXXX";
+  const int fd = ::mkstemp(tmp.data());  // created 0600
+  if (fd < 0) return "cannot create a file in " + file.parent_path().string() + ": " + std::strerror(errno);
+  auto write_all = [fd](const void* data, size_t n) {
+    const char* c = static_cast<const char*>(data);
+    while (n > 0) {
+      const ssize_t w = ::write(fd, c, n);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) return false;
+      c += w;
+      n -= static_cast<size_t>(w);
+    }
+    return true;
+  };
+  const bool ok = write_all(&h, sizeof(h)) && write_all(bin.data(), size);
+  const int write_errno = errno;
+  if (::close(fd) != 0 || !ok) {
+    ::unlink(tmp.c_str());
+    return "cannot write " + tmp + ": " + std::strerror(ok ? errno : write_errno);
   }
-  std::filesystem::rename(tmp, file, ec);
+  if (::rename(tmp.c_str(), file.c_str()) != 0) {
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    return "cannot rename " + tmp + ": " + std::strerror(e);
+  }
+  return {};
 }
 
 }  // namespace
@@ -126,20 +223,28 @@ cl_program build_locked(Cache& c, c10::DeviceIndex device, const std::string& la
                         const std::string& text) {
   const DeviceInfo& d = device_info(device);
   const auto t0 = std::chrono::steady_clock::now();
+  const std::string key = text + '\0' + d.name + '\0' + d.driver_version + '\0' + d.platform_version;
+  const uint64_t key_hash = fnv1a(key.data(), key.size());
   const auto file = std::filesystem::path(program_cache_dir()) /
-                    (label + "-" + hex_hash(text + d.name + d.driver_version + d.platform_version) + ".bin");
-  cl_program p = try_load_binary(d, file);
-  if (p != nullptr) {
+                    (label + "-" + hex_hash(text + d.name + d.driver_version + d.platform_version) + ".v" +
+                     std::to_string(kFormatVersion) + ".bin");  // files of older formats are never read
+  LoadResult loaded = try_load_binary(d, file, key_hash);
+  if (loaded.program != nullptr) {
     ++c.stats.disk_hits;
     log_compile(label, d, t0, "disk cache");
-    return p;
+    return loaded.program;
+  }
+  if (!loaded.rejected.empty()) {
+    ++c.stats.disk_rejects;
+    TORCH_WARN("torch_ocl: kernel cache file ", file.string(), " is unusable (", loaded.rejected,
+               "); rebuilding it from source");
   }
   const char* ptr = text.c_str();
   size_t len = text.size();
   cl_int err = CL_SUCCESS;
-  p = clCreateProgramWithSource(d.context, 1, &ptr, &len, &err);
+  cl_program p = clCreateProgramWithSource(d.context, 1, &ptr, &len, &err);
   OCL_CHECK(err);
-  err = clBuildProgram(p, 1, &d.id, "-cl-std=CL1.2", nullptr, nullptr);
+  err = fault_or(FaultPoint::BuildProgram, [&] { return clBuildProgram(p, 1, &d.id, "-cl-std=CL1.2", nullptr, nullptr); });
   if (err != CL_SUCCESS) {
     std::string log = build_log(p, d.id);
     clReleaseProgram(p);
@@ -147,8 +252,18 @@ cl_program build_locked(Cache& c, c10::DeviceIndex device, const std::string& la
                 d.name, ": ", cl_error_name(err), " (", err, ")\nbuild log:\n", log);
   }
   ++c.stats.compiles;
-  save_binary(p, file);
   log_compile(label, d, t0, "built");
+  if (!c.disk_writes_failed) {
+    if (auto e = save_binary(p, file, key_hash); !e.empty()) {
+      // An unwritable cache folder only costs compile time: warn once and
+      // keep this process's programs in memory.
+      c.disk_writes_failed = true;
+      ++c.stats.disk_write_failures;
+      TORCH_WARN("torch_ocl: the kernel cache folder is not writable (", e,
+                 "); compiled kernels are kept in memory only for this process. "
+                 "Set TORCH_OCL_CACHE_DIR to a writable folder to keep them across runs.");
+    }
+  }
   return p;
 }
 }  // namespace

@@ -1,6 +1,10 @@
 // The program cache: OpenCL programs built per device from embedded sources
 // (kernels/*.cl) plus a preamble of #defines, cached in memory and as program
 // binaries on disk (TORCH_OCL_CACHE_DIR, default ~/.cache/torch_ocl).
+// Disk files carry a header (magic, format version, key hash, length) and a
+// checksum; a bad file is rebuilt with a warning, writes are temp file +
+// atomic rename, folders are created 0700 and files 0600, and an unwritable
+// folder degrades to in-memory caching with one warning.
 #pragma once
 
 #include <c10/core/Device.h>
@@ -36,6 +40,8 @@ bool compile_log_enabled();
 
 struct ProgramCacheStats {
   size_t memory_hits = 0, disk_hits = 0, compiles = 0;
+  size_t disk_rejects = 0;         // cache files refused (truncated, corrupted, foreign) and rebuilt
+  size_t disk_write_failures = 0;  // 1 once the folder proved unwritable (then memory only)
 };
 ProgramCacheStats program_cache_stats();
 // Drops the in-memory programs (the disk cache stays); for tests.

@@ -1,3 +1,4 @@
+#include "backend/fault_injection.h"
 #include "backend/scratch_buffer.h"
 
 #include <c10/core/CachingDeviceAllocator.h>
@@ -19,7 +20,8 @@ cl_mem try_create(const DeviceInfo& d, size_t bytes, cl_int& err) {
     err = CL_INVALID_BUFFER_SIZE;
     return nullptr;
   }
-  cl_mem mem = clCreateBuffer(d.context, CL_MEM_READ_WRITE, bytes, nullptr, &err);
+  err = injected_fault(FaultPoint::CreateBuffer);
+  cl_mem mem = err == CL_SUCCESS ? clCreateBuffer(d.context, CL_MEM_READ_WRITE, bytes, nullptr, &err) : nullptr;
   TORCH_CHECK(err == CL_SUCCESS || cl_is_out_of_memory(err), "OpenCL call clCreateBuffer(", bytes,
               " bytes) for a scratch buffer failed: ", cl_error_name(err), " (", err, ")");
   return err == CL_SUCCESS ? mem : nullptr;
@@ -65,9 +67,10 @@ ScratchBuffer ScratchBuffer::create(c10::DeviceIndex device, size_t bytes) {
 
 ScratchBuffer ScratchBuffer::from_host(c10::DeviceIndex device, const void* data, size_t bytes) {
   const DeviceInfo& d = device_info(device);
-  cl_int err = CL_SUCCESS;
-  cl_mem mem = clCreateBuffer(d.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes,
-                              const_cast<void*>(data), &err);
+  cl_int err = injected_fault(FaultPoint::CreateBuffer);
+  cl_mem mem = err == CL_SUCCESS ? clCreateBuffer(d.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes,
+                                                  const_cast<void*>(data), &err)
+                                 : nullptr;
   TORCH_CHECK(err == CL_SUCCESS, "OpenCL call clCreateBuffer(", bytes,
               " bytes, CL_MEM_COPY_HOST_PTR) failed: ", cl_error_name(err), " (", err, ")");
   ScratchBuffer b;

@@ -1,3 +1,4 @@
+#include "backend/fault_injection.h"
 #include "backend/storage_resize.h"
 
 #include <c10/core/DeviceGuard.h>
@@ -19,8 +20,8 @@ void resize_storage_bytes(c10::StorageImpl* storage, size_t new_bytes) {
   const size_t keep = std::min(old_bytes, new_bytes);
   if (keep > 0 && storage->data() != nullptr) {
     const DeviceBuffer d = resolve_device_ptr(fresh.get()), s = resolve_device_ptr(storage->data());
-    OCL_CHECK(clEnqueueCopyBuffer(current_queue(device.index()), s.buffer, d.buffer, s.offset,
-                                  d.offset, keep, 0, nullptr, nullptr));
+    OCL_CHECK_AT(EnqueueCopyBuffer, clEnqueueCopyBuffer(current_queue(device.index()), s.buffer, d.buffer,
+                                                        s.offset, d.offset, keep, 0, nullptr, nullptr));
   }
   storage->set_data_ptr_noswap(std::move(fresh));
   storage->set_nbytes(new_bytes);

@@ -26,6 +26,13 @@ void unfold_backward_kernel(at::Tensor& grad_in, const at::Tensor& grad, int64_t
   }
 }
 
+// ATen's composite (math_channel_shuffle) starts with self.view(b, groups,
+// oc, -1), which raises for strides a view cannot express (a transposed or
+// sliced input; the CPU kernel accepts any strides). Found by the fuzzer.
+at::Tensor channel_shuffle(const at::Tensor& self, int64_t groups) {
+  return at::native::channel_shuffle(self.numel() == 0 ? self : self.contiguous(), groups);
+}
+
 }  // namespace
 }  // namespace torch_ocl
 
@@ -34,6 +41,6 @@ REGISTER_PRIVATEUSE1_DISPATCH(unfold_backward_stub, &torch_ocl::unfold_backward_
 }  // namespace at::native
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("channel_shuffle", TORCH_FN(at::native::channel_shuffle));
+  m.impl("channel_shuffle", TORCH_FN(torch_ocl::channel_shuffle));
   m.impl("unfold_backward", TORCH_FN(at::native::unfold_backward));
 }

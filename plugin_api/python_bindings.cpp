@@ -5,6 +5,7 @@
 
 #include "allocator/device_allocator.h"
 #include "backend/fallback.h"
+#include "backend/fault_injection.h"
 #include "backend/generator.h"
 #include "backend/program_cache.h"
 #include "backend/device_checks.h"
@@ -173,6 +174,21 @@ PYBIND11_MODULE(_C, m) {
   m.def("program_cache_stats", [] {
     const auto s = program_cache_stats();
     return py::dict(py::arg("memory_hits") = s.memory_hits, py::arg("disk_hits") = s.disk_hits,
-                    py::arg("compiles") = s.compiles);
+                    py::arg("compiles") = s.compiles, py::arg("disk_rejects") = s.disk_rejects,
+                    py::arg("disk_write_failures") = s.disk_write_failures);
+  });
+  // fault injection (test-only; backend/fault_injection.h)
+  m.def("_set_fault", [](const std::string& spec) { set_fault_spec(spec); });
+  m.def("_fault_counts", [] {
+    const auto counts = fault_call_counts();
+    py::dict d;
+    for (int i = 0; i < kFaultPoints; ++i) d[fault_point_name(static_cast<FaultPoint>(i))] = counts[i];
+    d["fired"] = faults_fired();
+    return d;
+  });
+  // Builds (or loads from the disk cache) a complete OpenCL source; for tests
+  // of the program cache.
+  m.def("_build_program", [](const std::string& label, const std::string& source, int device) {
+    clReleaseProgram(build_program(static_cast<c10::DeviceIndex>(device), label, source));
   });
 }
