@@ -51,7 +51,7 @@ inline T pw_round_decimals(T a, long decimals) {
   return decimals < 0 ? rint(a / ten_pow) * ten_pow : rint(a * ten_pow) / ten_pow;
 }
 inline T pw_logit(T a, T eps) {
-  const T x = eps < (T)0 ? a : fmin(fmax(a, eps), (T)1 - eps);
+  const T x = eps < (T)0 ? a : pw_clamp(a, eps, (T)1 - eps);  // NaN stays NaN
   return log(x / ((T)1 - x));
 }
 inline T pw_logit_backward(T dy, T x, T eps) {

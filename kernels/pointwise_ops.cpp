@@ -413,12 +413,12 @@ OCL_NATIVE_OP(structured_leaky_relu_out, "leaky_relu", "leaky_relu_", "leaky_rel
 OCL_POINTWISE_STUB(leaky_relu_backward, leaky_relu_backward_stub, .expr = "a > (T)0 ? b : b * p0",
                    .ninputs = 2, .dtypes = kFloating, .params = "T")
 OCL_NATIVE_OP(structured_leaky_relu_backward_out, "leaky_relu_backward", nullptr, "leaky_relu_backward.grad_input")
-// NaN propagates (fmin/fmax would drop it), as on the CPU; found by the fuzzer.
-OCL_UNARY(hardsigmoid, .expr = "isnan(a) ? a : fmin(fmax(a + (T)3, (T)0), (T)6) / (T)6", .dtypes = kFloating)
+// NaN propagates through pw_clamp (fmin/fmax would drop it), as on the CPU.
+OCL_UNARY(hardsigmoid, .expr = "pw_clamp(a + (T)3, (T)0, (T)6) / (T)6", .dtypes = kFloating)
 OCL_POINTWISE_STUB(hardsigmoid_backward, hardsigmoid_backward_stub,
                    .expr = "(b > (T)-3 && b < (T)3) ? a / (T)6 : (T)0", .ninputs = 2, .dtypes = kFloating)
 OCL_NATIVE_OP(structured_hardsigmoid_backward_out, "hardsigmoid_backward", nullptr, "hardsigmoid_backward.grad_input")
-OCL_POINTWISE_STUB(hardswish, hardswish_stub, .expr = "a * fmin(fmax(a + (T)3, (T)0), (T)6) / (T)6",
+OCL_POINTWISE_STUB(hardswish, hardswish_stub, .expr = "a * pw_clamp(a + (T)3, (T)0, (T)6) / (T)6",
                    .dtypes = kFloating)
 OCL_NATIVE_FN("hardswish", &at::native::hardswish)
 OCL_NATIVE_FN("hardswish_", &at::native::hardswish_)

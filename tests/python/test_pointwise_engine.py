@@ -533,6 +533,8 @@ SPECIAL_UNARY = {
     "clamp_max": lambda x: torch.clamp_max(x, 0.5),
     "relu": torch.relu,
     "hardtanh": F.hardtanh,
+    "hardsigmoid": F.hardsigmoid,  # NaN stays NaN (PyTorch's test_unary_ufuncs extremal values)
+    "hardswish": F.hardswish,
     "softshrink": lambda x: F.softshrink(x, 0.5),
     "hardshrink": lambda x: F.hardshrink(x, 0.5),
     "leaky_relu": F.leaky_relu,
@@ -590,6 +592,12 @@ SPECIAL_BINARY = {
 @pytest.mark.parametrize("name", list(SPECIAL_UNARY))
 def test_nan_inf_unary(name, dtype):
     run_both(SPECIAL_UNARY[name], special_values(dtype))
+
+
+def test_logit_eps_keeps_nan():
+    # The eps clamp must not turn NaN into eps (the CPU's x < lo ? lo : ... keeps it).
+    for dtype in (torch.float32, torch.float64):
+        run_both(lambda x: torch.logit(x, 1e-6), special_values(dtype))
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=dname)

@@ -59,3 +59,50 @@ def test_a_missing_file_fails(run_python, missing):
     proc = run_upstream(run_python, missing)
     assert proc.returncode != 0
     assert "no such file" in proc.stdout
+
+
+SLEEPY = textwrap.dedent("""
+    import time
+    import torch
+    from torch.testing._internal.common_device_type import instantiate_device_type_tests
+    from torch.testing._internal.common_utils import TestCase
+
+    class TestSleepy(TestCase):  # unittest runs the tests in name order
+        def test_a_passes(self, device):
+            self.assertEqual(torch.ones(2, device=device).sum().item(), 2.0)
+
+        def test_b_fails(self, device):
+            self.assertEqual(torch.ones(2, device=device).cpu(), torch.zeros(2))
+
+        def test_c_sleeps(self, device):
+            time.sleep(900)
+
+        def test_d_never_runs(self, device):
+            pass
+
+    instantiate_device_type_tests(TestSleepy, globals())
+""")
+
+
+def test_a_timed_out_file_reports_the_tests_it_ran(run_python, tmp_path):
+    # Results are recorded as each test finishes, so the kill at --timeout
+    # keeps the two finished tests, and the runner names the test it cut off.
+    sleepy = tmp_path / "test_sleepy.py"
+    sleepy.write_text(SLEEPY)
+    timeout = 20
+    while True:
+        proc = run_python(None, args=["-m", "torch_ocl.testing.run_upstream", str(sleepy),
+                                      "--timeout", str(timeout), "--failures"], timeout=600)
+        # On a loaded machine the import of torch can outlast the timeout:
+        # then nothing has run yet, and a longer timeout is tried.
+        if "while running" in proc.stdout or timeout >= 160:
+            break
+        timeout *= 2
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "ocl tests: 1 passed, 1 failed, 0 skipped, 0 errors" in proc.stdout, proc.stdout
+    assert "pytest exit code 124" in proc.stdout, proc.stdout
+    assert (f"TIMED OUT after {timeout} s while running "
+            "test_sleepy.py::TestSleepyPRIVATEUSE1::test_c_sleeps_ocl") in proc.stdout, proc.stdout
+    assert "FAILED test_sleepy.py::TestSleepyPRIVATEUSE1::test_b_fails_ocl: AssertionError: " \
+           "Tensor-likes are not close!" in proc.stdout, proc.stdout
+    assert "test_d_never_runs" not in proc.stdout
