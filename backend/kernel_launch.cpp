@@ -198,6 +198,33 @@ c10::ScalarType bits_dtype(c10::ScalarType dtype) {
   }
 }
 
+bool has_data_kernels(c10::ScalarType dtype) {
+  return has_kernels(dtype) || dtype == c10::kComplexFloat || dtype == c10::kComplexDouble;
+}
+
+std::string bits_preamble(c10::ScalarType dtype, const std::string& prefix) {
+  TORCH_CHECK(has_data_kernels(dtype), "torch_ocl: dtype ", dtype, " is not supported on the ocl device");
+  const char* st = nullptr;
+  switch (c10::elementSize(dtype)) {
+    case 1: st = "uchar"; break;
+    case 2: st = "ushort"; break;
+    case 4: st = "uint"; break;
+    case 8: st = "ulong"; break;
+    case 16: st = "ulong2"; break;  // complex128: 16-byte aligned as PyTorch keeps it
+    default: TORCH_CHECK(false, "torch_ocl: no bit copy for dtype ", dtype);
+  }
+  std::string s;
+  auto def = [&](const std::string& name, const std::string& value) {
+    s += "#define " + prefix + name + " " + value + "\n";
+  };
+  def("ST", st);
+  def("CT", st);
+  def("ACC", st);
+  def("LOAD(p, i)", "((p)[i])");
+  def("STORE(p, i, v)", std::string("((p)[i] = (") + st + ")(v))");
+  return s;
+}
+
 Indexer make_indexer(const at::TensorIteratorBase& iter) {
   TORCH_INTERNAL_ASSERT(iter.ntensors() <= kMaxOperands);
   Indexer ix;

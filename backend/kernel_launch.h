@@ -45,6 +45,13 @@ void check_dtype_supported(c10::ScalarType dtype, c10::DeviceIndex device);
 void check_storable(c10::ScalarType dtype, c10::DeviceIndex device);
 // The storage of `dtype` as an unsigned integer dtype of the same size.
 c10::ScalarType bits_dtype(c10::ScalarType dtype);
+// Whether the data-movement kernels (copies, gathers, scatters, selects over
+// raw element bits) handle `dtype`: every dtype with kernels, and complex64 /
+// complex128 (bits_preamble gives them 8- and 16-byte storage types).
+bool has_data_kernels(c10::ScalarType dtype);
+// dtype_preamble of the element's raw bits: ST = CT = uchar, ushort, uint,
+// ulong or ulong2 (complex128) by element size; LOAD/STORE move bits unchanged.
+std::string bits_preamble(c10::ScalarType dtype, const std::string& prefix = "");
 
 constexpr int kMaxDims = 25;  // as CUDA's OffsetCalculator
 constexpr int kMaxOperands = 3;

@@ -14,6 +14,8 @@
 //   ATOMIC                reductions update the destination atomically
 //   DISPLACE_DST, HAS_SRC, ALLOW_NEGATIVE, LINEAR, HAS_ALPHA  (0/1)
 //   BITS, ELEM_BYTES, FROM_BITS(b), TO_BITS(v)   for the atomic update
+//   COMPONENTS            reals per element: 2 for a complex sum (ST, CT are
+//                         then its real type; re and im add independently)
 //
 // meta (longs): ndim, nidx, sizes[ndim], strides[2 + nidx][ndim] (bytes;
 // operand order dst, src, idx_j), then per index j: size, stride (bytes),
@@ -141,20 +143,22 @@ __kernel void index_kernel(__global const long* meta, long n, __global char* db,
     *dp = value;
 #endif
 #else
+    for (int c = 0; c < COMPONENTS; ++c) {
 #if HAS_SRC
-    CT v = LOAD((__global const ST*)(sb + soff + src_off), 0);
+      CT v = LOAD((__global const ST*)(sb + soff + src_off), c);
 #else
-    CT v = value;
+      CT v = value;
 #endif
 #if HAS_ALPHA
-    v = v * alpha;
+      v = v * alpha;
 #endif
 #if ATOMIC
-    atomic_combine(dp, v);
+      atomic_combine(dp + c, v);
 #else
-    const CT cur = LOAD(dp, 0);
-    STORE(dp, 0, COMBINE(cur, v));
+      const CT cur = LOAD(dp, c);
+      STORE(dp, c, COMBINE(cur, v));
 #endif
+    }
 #endif
   }
 }

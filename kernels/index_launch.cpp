@@ -53,12 +53,19 @@ void run_index_kernel(const IndexKernel& k, at::TensorIteratorBase& iter, const 
   const int64_t n = iter.numel();
   if (n == 0) return;
   const auto device = iter.device().index();
-  check_dtype_supported(dtype, device);
+  const bool copy = k.reduce == IndexReduce::kCopy;
+  // Copies move raw bits (complex too); a complex sum adds its (re, im)
+  // halves as two reals each (the only complex reduction: ATen sends the
+  // others to the fallback).
+  const bool complex = c10::isComplexType(dtype);
+  TORCH_CHECK(copy || !complex || k.reduce == IndexReduce::kSum, "torch_ocl: ", k.name,
+              ": no complex kernel for this reduction");
+  const c10::ScalarType real = complex && !copy ? c10::toRealValueType(dtype) : dtype;
+  if (copy) check_storable(dtype, device); else check_dtype_supported(real, device);
   const int nidx = static_cast<int>(ops.index_sizes.size());
   TORCH_CHECK(nidx >= 1 && nidx <= kMaxIndices, "torch_ocl: ", k.name, " handles 1 to ", kMaxIndices,
               " index tensors, got ", nidx);
-  const bool copy = k.reduce == IndexReduce::kCopy;
-  const int64_t elem = static_cast<int64_t>(c10::elementSize(dtype));
+  const int64_t elem = static_cast<int64_t>(c10::elementSize(real));
   const bool has_src = ops.src >= 0 || (ops.linear != nullptr && ops.dst >= 0);
   const bool atomic = !copy && !serial && (elem < 8 || has_int64_atomics(device));
   if (!copy && !atomic) serial = true;
@@ -91,8 +98,7 @@ void run_index_kernel(const IndexKernel& k, at::TensorIteratorBase& iter, const 
   }
   ScratchBuffer meta_buf = ScratchBuffer::from_host(device, meta.data(), meta.size() * sizeof(int64_t));
 
-  const c10::ScalarType st = copy ? bits_dtype(dtype) : dtype;
-  std::string pre = dtype_preamble(st) + kernel_source("device_checks");
+  std::string pre = (copy ? bits_preamble(dtype) : dtype_preamble(real)) + kernel_source("device_checks");
   auto def = [&](const std::string& name, const std::string& v) { pre += "#define " + name + " " + v + "\n"; };
   def("VALUE_T", copy ? "ST" : "CT");
   def("REDUCE", std::to_string(static_cast<int>(k.reduce)));
@@ -103,8 +109,9 @@ void run_index_kernel(const IndexKernel& k, at::TensorIteratorBase& iter, const 
   def("LINEAR", ops.linear ? "1" : "0");
   def("HAS_ALPHA", !copy && !(alpha.isIntegral(true) && alpha.toLong() == 1) ? "1" : "0");
   def("ELEM_BYTES", std::to_string(elem));
+  def("COMPONENTS", complex && !copy ? "2" : "1");
   if (atomic) {
-    const BitsMacros b = bits_macros(dtype);
+    const BitsMacros b = bits_macros(real);
     def("BITS", b.bits);
     def("FROM_BITS(b)", b.from);
     def("TO_BITS(v)", b.to);
@@ -130,11 +137,13 @@ void run_index_kernel(const IndexKernel& k, at::TensorIteratorBase& iter, const 
   if (copy) {
     // The value's bits in the element type, as fill_ writes them.
     at::Tensor v = at::scalar_tensor(value, at::TensorOptions().dtype(dtype));
-    uint64_t raw = 0;
-    std::memcpy(&raw, v.const_data_ptr(), v.element_size());
-    l.raw(elem, &raw).raw(elem, &raw);  // value, alpha (unused)
+    alignas(16) uint64_t raw[2] = {0, 0};
+    std::memcpy(raw, v.const_data_ptr(), v.element_size());
+    l.raw(elem, raw).raw(elem, raw);  // value, alpha (unused)
   } else {
-    l.scalar(value, dtype).scalar(alpha, dtype);
+    TORCH_CHECK(!complex || (has_src && !alpha.isComplex()), "torch_ocl: ", k.name,
+                ": a complex sum needs a source and a real alpha");
+    l.scalar(value, real).scalar(alpha, real);
   }
   check_arg(l, device, k.check);
   if (serial) l.run(1, 1); else l.run(n);

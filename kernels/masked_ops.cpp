@@ -39,9 +39,12 @@ Tensor& nonzero_out(const Tensor& self, Tensor& result) {
   }
   const auto device = self.device().index();
   const Tensor in = self.contiguous();
+  // A complex element is nonzero when re != 0 || im != 0: read as 2 reals.
   const auto dtype = in.scalar_type();
-  check_dtype_supported(dtype, device);
-  const std::string pre = dtype_preamble(dtype);
+  const bool complex = c10::isComplexType(dtype);
+  const auto real = complex ? c10::toRealValueType(dtype) : dtype;
+  check_dtype_supported(real, device);
+  const std::string pre = dtype_preamble(real) + "#define COMPONENTS " + (complex ? "2" : "1") + "\n";
 
   Launch count(device, "nonzero", pre, "nonzero_count");
   const int64_t local = static_cast<int64_t>(count.pow2_work_group());
@@ -120,8 +123,9 @@ Tensor& masked_scatter_(Tensor& self, const Tensor& mask, const Tensor& source) 
 }  // namespace
 }  // namespace torch_ocl
 
-OCL_NATIVE_FN("nonzero", &torch_ocl::nonzero)
-OCL_NATIVE_FN("nonzero.out", &torch_ocl::nonzero_out)
-OCL_NATIVE_FN("masked_select", &torch_ocl::masked_select)
-OCL_NATIVE_FN("masked_select.out", &torch_ocl::masked_select_out)
-OCL_NATIVE_FN("masked_scatter_", &torch_ocl::masked_scatter_)
+// Complex too (KernelGate::kData): nonzero tests (re, im), the others move bits.
+OCL_DATA_FN("nonzero", &torch_ocl::nonzero)
+OCL_DATA_FN("nonzero.out", &torch_ocl::nonzero_out)
+OCL_DATA_FN("masked_select", &torch_ocl::masked_select)
+OCL_DATA_FN("masked_select.out", &torch_ocl::masked_select_out)
+OCL_DATA_FN("masked_scatter_", &torch_ocl::masked_scatter_)

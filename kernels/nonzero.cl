@@ -1,11 +1,19 @@
 // nonzero: a count pass, a prefix sum of the per-block counts (on the host:
 // the result's size needs a sync anyway, as on CUDA) and a write pass.
-// Input: contiguous, `n` elements of type ST (dtype macros from the launcher).
+// Input: contiguous, `n` elements of type ST (dtype macros from the launcher;
+// for complex ST is the real type and COMPONENTS 2).
 // A block is one work group's PER_ITEM * local_size consecutive elements.
 
 #define PER_ITEM 16
 
-inline int is_nonzero(__global const ST* in, long i) { return LOAD(in, i) != (CT)0; }
+// COMPONENTS: reals per element (2: complex, nonzero when re or im is).
+inline int is_nonzero(__global const ST* in, long i) {
+#if COMPONENTS == 2
+  return LOAD(in, 2 * i) != (CT)0 || LOAD(in, 2 * i + 1) != (CT)0;
+#else
+  return LOAD(in, i) != (CT)0;
+#endif
+}
 
 __kernel void nonzero_count(__global const char* ib, ulong io, long n, __global char* cb, ulong co,
                             __local long* scratch) {

@@ -39,11 +39,12 @@ template <class... T>
 struct is_tensor_tuple<std::tuple<T...>> : std::bool_constant<(std::is_same_v<T, at::Tensor> && ...)> {};
 
 // A plain ATen native function (not structured) registered as it is, except
-// that dtypes without kernels (complex) go to the counted CPU fallback.
-template <auto Fn, class Sig = decltype(Fn)>
+// that dtypes without kernels (complex for compute ops, see KernelGate) go
+// to the counted CPU fallback.
+template <auto Fn, KernelGate Gate = KernelGate::kCompute, class Sig = decltype(Fn)>
 struct GuardedNative;
-template <auto Fn, class R, class... A>
-struct GuardedNative<Fn, R (*)(A...)> {
+template <auto Fn, KernelGate Gate, class R, class... A>
+struct GuardedNative<Fn, Gate, R (*)(A...)> {
   static std::string& name() {
     static std::string n;
     return n;
@@ -53,7 +54,7 @@ struct GuardedNative<Fn, R (*)(A...)> {
   template <class... All>
   static decltype(auto) last(All&&... all) { return (std::forward<All>(all), ...); }
   static R call(A... a) {
-    if (any_lacks_kernels(a...)) {
+    if (any_lacks_kernels(Gate, a...)) {
       auto stack = run_fallback(name(), c10::impl::boxArgs<A...>(a...));
       if constexpr (std::is_same_v<R, at::Tensor>) {
         return stack[0].toTensor();
@@ -74,10 +75,10 @@ struct GuardedNative<Fn, R (*)(A...)> {
     return Fn(a...);
   }
 };
-template <auto Fn>
+template <auto Fn, KernelGate Gate = KernelGate::kCompute>
 void register_guarded(torch::Library& m, const char* schema) {
-  GuardedNative<Fn>::name() = std::string("aten::") + schema;
-  m.impl(schema, TORCH_FN(GuardedNative<Fn>::call));
+  GuardedNative<Fn, Gate>::name() = std::string("aten::") + schema;
+  m.impl(schema, TORCH_FN((GuardedNative<Fn, Gate>::call)));
 }
 
 }  // namespace torch_ocl
@@ -85,6 +86,12 @@ void register_guarded(torch::Library& m, const char* schema) {
 // A plain at::native function `fn` (cast to its signature where overloaded).
 #define OCL_NATIVE_FN(schema, ...) \
   TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) { ::torch_ocl::register_guarded<__VA_ARGS__>(m, schema); }
+
+// The same for an op that only moves elements (KernelGate::kData: complex too).
+#define OCL_DATA_FN(schema, ...) \
+  TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) { \
+    ::torch_ocl::register_guarded<__VA_ARGS__, ::torch_ocl::KernelGate::kData>(m, schema); \
+  }
 
 // The kernel `k_<id>` of stub `stub` (a pointwise op descriptor's fields
 // follow, as designated initialisers).
@@ -98,6 +105,13 @@ void register_guarded(torch::Library& m, const char* schema) {
 #define OCL_NATIVE_OP(Native, functional, inplace, out)                            \
   TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {                                       \
     ::torch_ocl::register_native<at::native::Native>(m, functional, inplace, out); \
+  }
+
+// The same for an op that only moves elements (KernelGate::kData: complex too).
+#define OCL_DATA_OP(Native, functional, inplace, out)                                                     \
+  TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {                                                               \
+    ::torch_ocl::register_native<at::native::Native>(m, functional, inplace, out,                          \
+                                                     ::torch_ocl::KernelGate::kData);                      \
   }
 
 // The common row: op `id` with stub id_stub and ATen impl structured_id_out.

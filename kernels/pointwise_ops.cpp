@@ -137,6 +137,10 @@
 #include <ATen/ops/threshold_backward_native.h>
 #include <ATen/ops/trunc_native.h>
 #include <ATen/ops/where_native.h>
+#include <ATen/ops/where.h>
+#include <ATen/ops/view_as_real.h>
+#include <ATen/ops/result_type.h>
+#include <ATen/ops/empty.h>
 #include <ATen/ops/xlogy_native.h>
 #include <ATen/ExpandUtils.h>
 #include <ATen/ops/empty_like.h>
@@ -341,8 +345,34 @@ OCL_POINTWISE_STUB(lerp_tensor, lerp_kernel_tensor_weight,
                    .ninputs = 3, .dtypes = kFloating)
 OCL_NATIVE_OP(structured_lerp_Tensor, "lerp.Tensor", "lerp_.Tensor", "lerp.Tensor_out")
 OCL_POINTWISE_STUB(where, where_kernel, .expr = "a != (T)0 ? b : c", .ninputs = 3, .compute_operand = 0)
-OCL_NATIVE_FN("where.self", static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&at::native::where))
-OCL_NATIVE_FN("where.self_out", &at::native::where_self_out)
+// where of complex values: the same select over their (re, im) pairs as reals.
+namespace {
+Tensor& where_complex_into(const Tensor& out, const Tensor& cond, const Tensor& self, const Tensor& other) {
+  const auto pairs = [&](const Tensor& t) {
+    return at::view_as_real(t.to(out.device(), out.scalar_type()).resolve_conj());
+  };
+  Tensor o = at::view_as_real(out);
+  at::where_out(o, cond.unsqueeze(-1), pairs(self), pairs(other));
+  return const_cast<Tensor&>(out);
+}
+Tensor where_self(const Tensor& cond, const Tensor& self, const Tensor& other) {
+  if (!self.is_complex() && !other.is_complex()) return at::native::where(cond, self, other);
+  const auto dtype = at::result_type(self, other);
+  const auto device = self.device().is_cpu() && self.dim() == 0 ? other.device() : self.device();
+  Tensor out = at::empty(at::infer_size(at::infer_size(cond.sizes(), self.sizes()), other.sizes()),
+                         self.options().dtype(dtype).device(device));
+  return where_complex_into(out, cond, self, other);
+}
+Tensor& where_self_out(const Tensor& cond, const Tensor& self, const Tensor& other, Tensor& out) {
+  if (!self.is_complex() && !other.is_complex() && !out.is_complex())
+    return at::native::where_self_out(cond, self, other, out);
+  Tensor r = where_self(cond, self, other);
+  at::native::resize_output(out, r.sizes());
+  return out.copy_(r);
+}
+}  // namespace
+OCL_DATA_FN("where.self", &where_self)
+OCL_DATA_FN("where.self_out", &where_self_out)
 OCL_POINTWISE_STUB(clamp_scalar, clamp_scalar_stub, .expr = "pw_clamp(a, p0, p1)", .dtypes = kNumbers,
                    .params = "TT")
 OCL_POINTWISE_STUB(clamp_min_scalar, clamp_min_scalar_stub, .expr = "isnan(a) ? a : fmax(a, p0)",
@@ -546,6 +576,14 @@ Tensor& masked_fill_scalar(Tensor& self, const Tensor& mask, const Scalar& value
   TORCH_CHECK(mask.scalar_type() == at::kBool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
               mask.scalar_type());
   c10::MaybeOwned<Tensor> expanded_mask = at::expand_inplace(self, mask);
+  if (self.is_complex()) {  // the (re, im) halves filled as two reals
+    const auto v = value.toComplexDouble();
+    Tensor pairs = at::view_as_real(self.is_conj() ? self.conj() : self);
+    Tensor re = pairs.select(-1, 0), im = pairs.select(-1, 1);
+    masked_fill_scalar(re, *expanded_mask, v.real());
+    masked_fill_scalar(im, *expanded_mask, self.is_conj() ? -v.imag() : v.imag());
+    return self;
+  }
   auto iter = at::TensorIteratorConfig()
                   .set_check_mem_overlap(false)
                   .check_all_same_dtype(false)
@@ -563,8 +601,8 @@ Tensor& masked_fill_tensor(Tensor& self, const Tensor& mask, const Tensor& value
   return masked_fill_scalar(self, mask, value.item());
 }
 }  // namespace
-OCL_NATIVE_FN("masked_fill_.Scalar", &masked_fill_scalar)
-OCL_NATIVE_FN("masked_fill_.Tensor", &masked_fill_tensor)
+OCL_DATA_FN("masked_fill_.Scalar", &masked_fill_scalar)
+OCL_DATA_FN("masked_fill_.Tensor", &masked_fill_tensor)
 
 // Composites ATen registers per backend (so PrivateUse1 would fall back).
 OCL_NATIVE_FN("isnan", &at::native::isnan)  // self != self

@@ -11,6 +11,7 @@
 #include <ATen/ops/_logcumsumexp_native.h>
 #include <ATen/ops/cumprod_native.h>
 #include <ATen/ops/cumsum_native.h>
+#include <ATen/ops/view_as_real.h>
 #include <torch/library.h>
 
 #include <string>
@@ -80,6 +81,12 @@ bool trivial_scan(const at::Tensor& result, const at::Tensor& self) {
 }
 
 void cumsum_kernel(const at::Tensor& result, const at::Tensor& self, int64_t dim) {
+  if (self.is_complex()) {  // re and im sum independently: a scan of the (re, im) pairs as reals
+    if (!trivial_scan(result, self))
+      scan(kCumsum, at::view_as_real(result), at::view_as_real(self.resolve_conj()),
+           at::maybe_wrap_dim(dim, self.dim()));
+    return;
+  }
   AT_DISPATCH_ALL_TYPES_AND2(c10::kBFloat16, c10::kHalf, self.scalar_type(), "cumsum_out_cpu", [] {});
   if (!trivial_scan(result, self)) scan(kCumsum, result, self, at::maybe_wrap_dim(dim, self.dim()));
 }
@@ -122,7 +129,7 @@ REGISTER_PRIVATEUSE1_DISPATCH(cumprod_stub, &::torch_ocl::cumprod_kernel)
 REGISTER_PRIVATEUSE1_DISPATCH(logcumsumexp_stub, &::torch_ocl::logcumsumexp_kernel)
 }  // namespace at::native
 
-OCL_NATIVE_OP(structured_cumsum_out, "cumsum", "cumsum_", "cumsum.out")
+OCL_DATA_OP(structured_cumsum_out, "cumsum", "cumsum_", "cumsum.out")  // complex too
 OCL_NATIVE_OP(structured_cumprod_out, "cumprod", "cumprod_", "cumprod.out")
 OCL_NATIVE_FN("_logcumsumexp", &at::native::_logcumsumexp_cpu)
 OCL_NATIVE_FN("_logcumsumexp.out", &at::native::_logcumsumexp_out_cpu)

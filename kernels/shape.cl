@@ -1,5 +1,5 @@
 // Shape kernels over raw element bits (ST is an unsigned integer type of the
-// element's size): the triangle of tril/triu.
+// element's size, ulong2 for complex128): the triangle of tril/triu.
 
 // out[b, row, col] = in[b, row, col] inside the triangle, 0 outside.
 // ix: the offsets of matrix b of out (operand 0) and in (operand 1);

@@ -60,8 +60,8 @@ void flip_kernel(at::TensorIterator& iter, bool quantized) {
   const int64_t n = iter.numel();
   if (n == 0) return;
   const auto device = iter.device().index();
-  const c10::ScalarType bits = bits_dtype(iter.dtype(0));
-  Launch(device, "copy", dtype_preamble(bits) + dtype_preamble(bits, "SRC_"), "copy_cast")
+  const c10::ScalarType dtype = iter.dtype(0);
+  Launch(device, "copy", bits_preamble(dtype) + bits_preamble(dtype, "SRC_"), "copy_cast")
       .value(make_indexer(iter))
       .value<int64_t>(n)
       .device_pointer(iter.data_ptr(0))
@@ -75,8 +75,7 @@ void triangle_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor&
   if (self.numel() == 0) return;
   const int64_t nd = self.dim(), rows = self.size(-2), cols = self.size(-1);
   const Slices s = slices_along({out, self}, {nd - 2, nd - 1});
-  const c10::ScalarType bits = bits_dtype(self.scalar_type());
-  Launch(out.device().index(), "shape", dtype_preamble(bits), "triangle")
+  Launch(out.device().index(), "shape", bits_preamble(self.scalar_type()), "triangle")
       .value(s.ix)
       .value<int64_t>(s.count)
       .value<int64_t>(rows)
@@ -123,8 +122,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("triu_indices", TORCH_FN(tri_indices<true>));
   m.impl("cat", TORCH_FN(cat));
   m.impl("cat.out", TORCH_FN(cat_out));
-  register_structured<at::meta::structured_tril, &triangle_impl<false>, int64_t>(m, "tril", "tril_", "tril.out");
-  register_structured<at::meta::structured_triu, &triangle_impl<true>, int64_t>(m, "triu", "triu_", "triu.out");
+  register_structured<at::meta::structured_tril, &triangle_impl<false>, int64_t>(m, "tril", "tril_", "tril.out",
+                                                                                 KernelGate::kData);
+  register_structured<at::meta::structured_triu, &triangle_impl<true>, int64_t>(m, "triu", "triu_", "triu.out",
+                                                                                KernelGate::kData);
 }
 
 }  // namespace torch_ocl
@@ -133,6 +134,7 @@ namespace at::native {
 REGISTER_PRIVATEUSE1_DISPATCH(flip_stub, &::torch_ocl::flip_kernel)
 }  // namespace at::native
 
-OCL_NATIVE_FN("flip", &at::native::flip)
+// Data movement: complex too (kernels over raw element bits).
+OCL_DATA_FN("flip", &at::native::flip)
 // ATen's CPU roll: narrow + cat per rolled dim (all native here).
-OCL_NATIVE_FN("roll", &at::native::roll)
+OCL_DATA_FN("roll", &at::native::roll)

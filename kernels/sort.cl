@@ -138,6 +138,84 @@ __kernel void sort_compact(__global char* kb, ulong ko, __global char* xb, ulong
   }
 }
 
+// ---- LSD radix sort of long rows (sort_launch.cpp: rows of >= kRadixMin) ----
+// The (key, index) pairs of `rows` slices of stride n, 8 key bits per pass,
+// from the lowest digit up; each pass is stable, so ties keep their index
+// order. Slice r is cut into nb blocks of `block` pairs; one work item owns a
+// block. digit(): the pass's 8 bits of the key; for keys of types of at most
+// 4 bytes the low 32 bits order the pairs as the 64-bit key does (floats:
+// NAN_KEY's low bits are above +inf's, and below every real key once
+// complemented for descending) once `flip` (0x80000000 for signed integers)
+// is applied.
+inline uint radix_digit(ulong key, uint shift, ulong flip) { return (uint)(((key ^ flip) >> shift) & 255u); }
+
+// hist[(r * 256 + d) * nb + b] = pairs of block b of slice r with digit d.
+__kernel void radix_hist(__global char* kb, ulong ko, __global char* hb, ulong ho, long rows, long n, long nb,
+                         long block, uint shift, ulong flip) {
+  __global const ulong* keys = PTR(ulong, kb, ko);
+  __global uint* hist = PTR(uint, hb, ho);
+  GRID_LOOP(w, rows * nb) {
+    const long r = w / nb, b = w - r * nb;
+    uint count[256];
+    for (int d = 0; d < 256; ++d) count[d] = 0;
+    const long j0 = r * n + b * block, j1 = r * n + min(n, (b + 1) * block);
+    for (long j = j0; j < j1; ++j) ++count[radix_digit(keys[j], shift, flip)];
+    for (int d = 0; d < 256; ++d) hist[(r * 256 + d) * nb + b] = count[d];
+  }
+}
+
+// In-place exclusive prefix sum of hist[0, m) by one work group (of a power
+// of two size): each item sums a contiguous chunk, the group scans the sums.
+__kernel void radix_scan(__global char* hb, ulong ho, long m, __local uint* part) {
+  __global uint* hist = PTR(uint, hb, ho);
+  const long L = get_local_size(0), t = get_local_id(0), per = (m + L - 1) / L;
+  const long j0 = min(m, t * per), j1 = min(m, j0 + per);
+  uint sum = 0;
+  for (long j = j0; j < j1; ++j) sum += hist[j];
+  part[t] = sum;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (t == 0) {
+    uint run = 0;
+    for (long i = 0; i < L; ++i) {
+      const uint v = part[i];
+      part[i] = run;
+      run += v;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint run = part[t];
+  for (long j = j0; j < j1; ++j) {
+    const uint v = hist[j];
+    hist[j] = run;
+    run += v;
+  }
+}
+
+// Moves each pair to its place: block b of slice r writes its digit-d pairs,
+// in order, from the scanned hist[(r * 256 + d) * nb + b] (an offset into the
+// whole rows * n array: every earlier slice holds n pairs).
+__kernel void radix_scatter(__global char* kb, ulong ko, __global char* xb, ulong xo, __global char* k2b, ulong k2o,
+                            __global char* x2b, ulong x2o, __global char* hb, ulong ho, long rows, long n, long nb,
+                            long block, uint shift, ulong flip) {
+  __global const ulong* keys = PTR(ulong, kb, ko);
+  __global const long* idx = PTR(long, xb, xo);
+  __global ulong* keys2 = PTR(ulong, k2b, k2o);
+  __global long* idx2 = PTR(long, x2b, x2o);
+  __global const uint* hist = PTR(uint, hb, ho);
+  GRID_LOOP(w, rows * nb) {
+    const long r = w / nb, b = w - r * nb;
+    uint pos[256];
+    for (int d = 0; d < 256; ++d) pos[d] = hist[(r * 256 + d) * nb + b];
+    const long j0 = r * n + b * block, j1 = r * n + min(n, (b + 1) * block);
+    for (long j = j0; j < j1; ++j) {
+      const ulong k = keys[j];
+      const uint p = pos[radix_digit(k, shift, flip)]++;
+      keys2[p] = k;
+      idx2[p] = idx[j];
+    }
+  }
+}
+
 #else  // ST: the dtype's kernels
 
 inline ulong sort_key(CT v) {

@@ -1,6 +1,7 @@
 #include "kernels/sort_launch.h"
 
 #include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
 #include <ATen/ops/full.h>
 
 #include <limits>
@@ -85,6 +86,40 @@ void sort_network(c10::DeviceIndex device, const SortScratch& s, int64_t seg, si
   }
 }
 
+// Rows of at least kRadixMin elements sort by LSD radix (radix_* in
+// kernels/sort.cl): 4 passes for keys of types of up to 4 bytes, 8 for 8
+// bytes, each a histogram per block, one scan and a stable scatter, instead
+// of the bitonic network's log2(n)^2 / 2 steps.
+constexpr int64_t kRadixMin = 65536;
+constexpr int64_t kRadixBlock = 2048;  // pairs per work item
+
+void radix_sort(c10::DeviceIndex device, SortScratch& s, int64_t n, c10::ScalarType dtype) {
+  const int64_t rows = s.rows, nb = (n + kRadixBlock - 1) / kRadixBlock, m = rows * 256 * nb;
+  const bool small = c10::elementSize(dtype) <= 4;
+  const int passes = small ? 4 : 8;
+  const uint64_t flip = small && key_kind(dtype) == 2 ? 0x80000000ull : 0;
+  const auto opts = s.keys.options();
+  at::Tensor keys2 = at::empty_like(s.keys), idx2 = at::empty_like(s.indices);
+  at::Tensor hist = at::empty({m}, opts.dtype(at::kInt));
+  at::Tensor k[2] = {s.keys, keys2}, x[2] = {s.indices, idx2};
+  for (int p = 0; p < passes; ++p) {
+    const cl_uint shift = static_cast<cl_uint>(8 * p);
+    const at::Tensor &ki = k[p & 1], &xi = x[p & 1], &ko = k[(p + 1) & 1], &xo = x[(p + 1) & 1];
+    Launch h(device, "sort", kNetwork, "radix_hist");
+    h.tensor(ki).tensor(hist).value<int64_t>(rows).value<int64_t>(n).value<int64_t>(nb)
+        .value<int64_t>(kRadixBlock).value(shift).value<cl_ulong>(flip);
+    h.run(static_cast<size_t>(rows * nb), 64);
+    Launch sc(device, "sort", kNetwork, "radix_scan");
+    const size_t L = sc.pow2_work_group(256);
+    sc.tensor(hist).value<int64_t>(m).local_memory(L * sizeof(cl_uint)).run(L, L);
+    Launch w(device, "sort", kNetwork, "radix_scatter");
+    w.tensor(ki).tensor(xi).tensor(ko).tensor(xo).tensor(hist).value<int64_t>(rows).value<int64_t>(n)
+        .value<int64_t>(nb).value<int64_t>(kRadixBlock).value(shift).value<cl_ulong>(flip);
+    w.run(static_cast<size_t>(rows * nb), 64);
+  }
+  // An even number of passes: the result is back in s.keys / s.indices.
+}
+
 }  // namespace
 
 SortScratch sort_slices(const at::Tensor& values, const at::Tensor& indices, const at::Tensor& self, int64_t dim,
@@ -112,6 +147,18 @@ SortScratch sort_slices(const at::Tensor& values, const at::Tensor& indices, con
         .value<int64_t>(descending ? 1 : 0).value<int64_t>(chunk).value<int64_t>(nchunks).value<int64_t>(kk)
         .value<int64_t>(s.P).device_pointer(sl.base[1]).tensor(s.keys).tensor(s.indices);
     l.run(grid(s.rows * nchunks));
+  } else if (n >= kRadixMin && kk > 2 * static_cast<int64_t>(block_local(device)) / 4 &&
+             s.rows * n < (int64_t{1} << 32)) {
+    // Full sort of long rows: radix, the scratch slices unpadded (P = n).
+    s.P = n;
+    s.keys = at::empty({s.rows * s.P}, opts);
+    s.indices = at::empty({s.rows * s.P}, opts);
+    Launch l(device, "sort", typed_preamble(dtype), "sort_encode");
+    l.value(sl.ix).value<int64_t>(s.rows).value<int64_t>(n).value<int64_t>(s.P).value<int64_t>(self.stride(dim))
+        .value<int64_t>(descending ? 1 : 0).device_pointer(sl.base[1]).tensor(s.keys).tensor(s.indices);
+    l.run(grid(s.rows * s.P));
+    radix_sort(device, s, n, dtype);
+    return s;
   } else {
     s.keys = at::empty({s.rows * s.P}, opts);
     s.indices = at::empty({s.rows * s.P}, opts);

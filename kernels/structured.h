@@ -20,18 +20,28 @@
 
 namespace torch_ocl {
 
+// Which dtypes an op's kernels take: kCompute, those with arithmetic
+// (has_kernels); kData, ops that only move elements (gather, index, flip,
+// tril, ...): those and complex64/complex128 (has_data_kernels).
+enum class KernelGate { kCompute, kData };
+
 // True when an argument is a tensor of a dtype the kernels do not handle
-// (complex, float8, ...): such calls go to the fallback, not to a kernel.
+// (complex for compute ops, float8, ...): such calls go to the fallback.
 template <class T>
-bool lacks_kernels(const T& arg) {
+bool lacks_kernels(KernelGate gate, const T& arg) {
   using D = std::decay_t<T>;
-  if constexpr (std::is_same_v<D, at::Tensor>) return arg.defined() && !has_kernels(arg.scalar_type());
-  else if constexpr (std::is_same_v<D, std::optional<at::Tensor>>) return arg && lacks_kernels(*arg);
-  else return false;
+  if constexpr (std::is_same_v<D, at::Tensor>) {
+    if (!arg.defined()) return false;
+    return gate == KernelGate::kData ? !has_data_kernels(arg.scalar_type()) : !has_kernels(arg.scalar_type());
+  } else if constexpr (std::is_same_v<D, std::optional<at::Tensor>>) {
+    return arg && lacks_kernels(gate, *arg);
+  } else {
+    return false;
+  }
 }
 template <class... A>
-bool any_lacks_kernels(const A&... args) {
-  return (lacks_kernels(args) || ...);
+bool any_lacks_kernels(KernelGate gate, const A&... args) {
+  return (lacks_kernels(gate, args) || ...);
 }
 
 enum class Variant { Functional, Inplace, Out };
@@ -121,9 +131,13 @@ struct StructuredOp {
     static std::array<std::string, 3> n;
     return n;
   }
+  static KernelGate& gate() {
+    static KernelGate g = KernelGate::kCompute;
+    return g;
+  }
 
   static at::Tensor functional(const at::Tensor& self, Rest... rest) {
-    if (any_lacks_kernels(self, rest...))
+    if (any_lacks_kernels(gate(), self, rest...))
       return run_fallback(names()[0], c10::impl::boxArgs<const at::Tensor&, Rest...>(self, rest...))[0].toTensor();
     OclStructured<Meta> op(Variant::Functional);
     call_meta(op, self, rest...);
@@ -131,7 +145,7 @@ struct StructuredOp {
     return std::move(op.outputs[0]);
   }
   static at::Tensor& inplace(at::Tensor& self, Rest... rest) {
-    if (any_lacks_kernels(self, rest...)) {
+    if (any_lacks_kernels(gate(), self, rest...)) {
       run_fallback(names()[1], c10::impl::boxArgs<at::Tensor&, Rest...>(self, rest...));
       return self;
     }
@@ -141,7 +155,7 @@ struct StructuredOp {
     return self;
   }
   static at::Tensor& out(const at::Tensor& self, Rest... rest, at::Tensor& result) {
-    if (any_lacks_kernels(self, rest..., result)) {
+    if (any_lacks_kernels(gate(), self, rest..., result)) {
       run_fallback(names()[2], c10::impl::boxArgs<const at::Tensor&, Rest..., at::Tensor&>(self, rest..., result));
       return result;
     }
@@ -155,10 +169,11 @@ struct StructuredOp {
 // Registers whichever of the three names is not nullptr.
 template <class Meta, auto Impl, class... Rest>
 void register_structured(torch::Library& m, const char* functional, const char* inplace,
-                         const char* out) {
+                         const char* out, KernelGate gate = KernelGate::kCompute) {
   using Op = StructuredOp<Meta, Impl, Rest...>;
   auto qualified = [](const char* name) { return name ? std::string("aten::") + name : std::string(); };
   Op::names() = {qualified(functional), qualified(inplace), qualified(out)};
+  Op::gate() = gate;
   if (functional) m.impl(functional, TORCH_FN(Op::functional));
   if (inplace) m.impl(inplace, TORCH_FN(Op::inplace));
   if (out) m.impl(out, TORCH_FN(Op::out));
@@ -176,7 +191,7 @@ struct StructuredOp2 {
     return n;
   }
   static Pair functional(const at::Tensor& self, Rest... rest) {
-    if (any_lacks_kernels(self, rest...)) {
+    if (any_lacks_kernels(KernelGate::kCompute, self, rest...)) {
       auto s = run_fallback(names()[0], c10::impl::boxArgs<const at::Tensor&, Rest...>(self, rest...));
       return {s[0].toTensor(), s[1].toTensor()};
     }
@@ -186,7 +201,7 @@ struct StructuredOp2 {
     return {std::move(op.outputs[0]), std::move(op.outputs[1])};
   }
   static RefPair out(const at::Tensor& self, Rest... rest, at::Tensor& out0, at::Tensor& out1) {
-    if (any_lacks_kernels(self, rest..., out0, out1)) {
+    if (any_lacks_kernels(KernelGate::kCompute, self, rest..., out0, out1)) {
       run_fallback(names()[1], c10::impl::boxArgs<const at::Tensor&, Rest..., at::Tensor&, at::Tensor&>(
                                    self, rest..., out0, out1));
       return {out0, out1};
@@ -218,14 +233,16 @@ struct NativeMeta;
 template <class C, class R, class... Rest>
 struct NativeMeta<R (C::*)(const at::Tensor&, Rest...)> {
   template <class Native>
-  static void reg(torch::Library& m, const char* functional, const char* inplace, const char* out) {
+  static void reg(torch::Library& m, const char* functional, const char* inplace, const char* out,
+                  KernelGate gate) {
     register_structured<Native, &call_native_impl<Native, typename SchemaArg<Rest>::type...>,
-                        typename SchemaArg<Rest>::type...>(m, functional, inplace, out);
+                        typename SchemaArg<Rest>::type...>(m, functional, inplace, out, gate);
   }
 };
 template <class Native>
-void register_native(torch::Library& m, const char* functional, const char* inplace, const char* out) {
-  NativeMeta<decltype(&Native::meta)>::template reg<Native>(m, functional, inplace, out);
+void register_native(torch::Library& m, const char* functional, const char* inplace, const char* out,
+                     KernelGate gate = KernelGate::kCompute) {
+  NativeMeta<decltype(&Native::meta)>::template reg<Native>(m, functional, inplace, out, gate);
 }
 
 }  // namespace torch_ocl

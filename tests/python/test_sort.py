@@ -110,6 +110,35 @@ def test_sort_large_1d(strict, n):
     check_sorted(x, ov, oi, cv, ci, 0)
 
 
+def test_sort_radix_long_rows(strict):
+    """Rows of >= 64K elements take the radix sort: NaNs last (first when
+    descending), -0.0 and 0.0 tied in index order, duplicates stable,
+    several rows, integer and 64-bit keys."""
+    x = torch.randint(-300, 300, (1 << 20,)).float() / 4
+    x = with_specials(x)
+    x[torch.randperm(x.numel())[:5000]] = NAN
+    x[torch.randperm(x.numel())[:5000]] = -0.0
+    for descending in (False, True):
+        ov, oi = x.to(OCL).sort(stable=True, descending=descending)
+        cv, ci = x.sort(stable=True, descending=descending)
+        check_sorted(x, ov, oi, cv, ci, 0)
+    for dtype, shape in [(torch.int32, (3, 70_001)), (torch.float64, (2, 65_536)), (torch.int64, (70_000,))]:
+        y = make(shape, dtype, -(1 << 20), 1 << 20)
+        if dtype == torch.int64:
+            y = y * (1 << 30)
+        for descending in (False, True):
+            ov, oi = y.to(OCL).sort(stable=True, descending=descending)
+            cv, ci = y.sort(stable=True, descending=descending)
+            check_sorted(y, ov, oi, cv, ci, -1)
+    # a long row sorted along dim 0 of a 2-d tensor (strided input), and median on the radix scratch
+    z = torch.randn(80_000, 2)
+    ov, oi = z.to(OCL).sort(dim=0, stable=True)
+    cv, ci = z.sort(dim=0, stable=True)
+    check_sorted(z, ov, oi, cv, ci, 0)
+    assert_close(z.to(OCL).topk(300, dim=0).values.cpu(), z.topk(300, dim=0).values)
+    assert_close(z.to(OCL).median(dim=0).values.cpu(), z.median(dim=0).values)
+
+
 def test_sort_many_short_and_few_long_rows(strict):
     for shape in [(20000, 3), (3, 5000), (2, 2049)]:
         x = make(shape, torch.int32, -1000, 1000)
