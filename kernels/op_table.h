@@ -48,12 +48,16 @@ struct GuardedNative<Fn, R (*)(A...)> {
     static std::string n;
     return n;
   }
+  static bool& complex_ok() {
+    static bool c = false;
+    return c;
+  }
   template <class First, class... More>
   static First&& first(First&& f, More&&...) { return std::forward<First>(f); }
   template <class... All>
   static decltype(auto) last(All&&... all) { return (std::forward<All>(all), ...); }
   static R call(A... a) {
-    if (any_lacks_kernels(a...)) {
+    if (any_lacks_kernels_c(complex_ok(), a...)) {
       auto stack = run_fallback(name(), c10::impl::boxArgs<A...>(a...));
       if constexpr (std::is_same_v<R, at::Tensor>) {
         return stack[0].toTensor();
@@ -75,8 +79,9 @@ struct GuardedNative<Fn, R (*)(A...)> {
   }
 };
 template <auto Fn>
-void register_guarded(torch::Library& m, const char* schema) {
+void register_guarded(torch::Library& m, const char* schema, bool complex_ok = false) {
   GuardedNative<Fn>::name() = std::string("aten::") + schema;
+  GuardedNative<Fn>::complex_ok() = complex_ok;
   m.impl(schema, TORCH_FN(GuardedNative<Fn>::call));
 }
 
@@ -85,6 +90,9 @@ void register_guarded(torch::Library& m, const char* schema) {
 // A plain at::native function `fn` (cast to its signature where overloaded).
 #define OCL_NATIVE_FN(schema, ...) \
   TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) { ::torch_ocl::register_guarded<__VA_ARGS__>(m, schema); }
+// The same for a function whose kernels also take complex64/128.
+#define OCL_NATIVE_FN_C(schema, ...) \
+  TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) { ::torch_ocl::register_guarded<__VA_ARGS__>(m, schema, true); }
 
 // The kernel `k_<id>` of stub `stub` (a pointwise op descriptor's fields
 // follow, as designated initialisers).
@@ -99,8 +107,17 @@ void register_guarded(torch::Library& m, const char* schema) {
   TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {                                       \
     ::torch_ocl::register_native<at::native::Native>(m, functional, inplace, out); \
   }
+// The same for an op whose stubs' kernels also take complex64/128.
+#define OCL_NATIVE_OP_C(Native, functional, inplace, out)                                \
+  TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {                                             \
+    ::torch_ocl::register_native<at::native::Native>(m, functional, inplace, out, true); \
+  }
 
 // The common row: op `id` with stub id_stub and ATen impl structured_id_out.
 #define OCL_UNARY(id, ...)                   \
   OCL_POINTWISE_STUB(id, id##_stub, __VA_ARGS__) \
   OCL_NATIVE_OP(structured_##id##_out, #id, #id "_", #id ".out")
+// The same for a row with a complex_expr.
+#define OCL_UNARY_C(id, ...)                     \
+  OCL_POINTWISE_STUB(id, id##_stub, __VA_ARGS__) \
+  OCL_NATIVE_OP_C(structured_##id##_out, #id, #id "_", #id ".out")

@@ -22,16 +22,27 @@ namespace torch_ocl {
 
 // True when an argument is a tensor of a dtype the kernels do not handle
 // (complex, float8, ...): such calls go to the fallback, not to a kernel.
+// With `complex_ok` (ops registered as complex-native: their kernels have a
+// complex expression) complex64 / complex128 count as handled.
 template <class T>
-bool lacks_kernels(const T& arg) {
+bool lacks_kernels(const T& arg, bool complex_ok = false) {
   using D = std::decay_t<T>;
-  if constexpr (std::is_same_v<D, at::Tensor>) return arg.defined() && !has_kernels(arg.scalar_type());
-  else if constexpr (std::is_same_v<D, std::optional<at::Tensor>>) return arg && lacks_kernels(*arg);
-  else return false;
+  if constexpr (std::is_same_v<D, at::Tensor>) {
+    if (!arg.defined() || has_kernels(arg.scalar_type())) return false;
+    return !(complex_ok && (arg.scalar_type() == c10::kComplexFloat || arg.scalar_type() == c10::kComplexDouble));
+  } else if constexpr (std::is_same_v<D, std::optional<at::Tensor>>) {
+    return arg && lacks_kernels(*arg, complex_ok);
+  } else {
+    return false;
+  }
 }
 template <class... A>
 bool any_lacks_kernels(const A&... args) {
   return (lacks_kernels(args) || ...);
+}
+template <class... A>
+bool any_lacks_kernels_c(bool complex_ok, const A&... args) {
+  return (lacks_kernels(args, complex_ok) || ...);
 }
 
 enum class Variant { Functional, Inplace, Out };
@@ -121,9 +132,14 @@ struct StructuredOp {
     static std::array<std::string, 3> n;
     return n;
   }
+  // Whether the op's kernels take complex64/128 (else those go to the fallback).
+  static bool& complex_ok() {
+    static bool c = false;
+    return c;
+  }
 
   static at::Tensor functional(const at::Tensor& self, Rest... rest) {
-    if (any_lacks_kernels(self, rest...))
+    if (any_lacks_kernels_c(complex_ok(), self, rest...))
       return run_fallback(names()[0], c10::impl::boxArgs<const at::Tensor&, Rest...>(self, rest...))[0].toTensor();
     OclStructured<Meta> op(Variant::Functional);
     call_meta(op, self, rest...);
@@ -131,7 +147,7 @@ struct StructuredOp {
     return std::move(op.outputs[0]);
   }
   static at::Tensor& inplace(at::Tensor& self, Rest... rest) {
-    if (any_lacks_kernels(self, rest...)) {
+    if (any_lacks_kernels_c(complex_ok(), self, rest...)) {
       run_fallback(names()[1], c10::impl::boxArgs<at::Tensor&, Rest...>(self, rest...));
       return self;
     }
@@ -141,7 +157,7 @@ struct StructuredOp {
     return self;
   }
   static at::Tensor& out(const at::Tensor& self, Rest... rest, at::Tensor& result) {
-    if (any_lacks_kernels(self, rest..., result)) {
+    if (any_lacks_kernels_c(complex_ok(), self, rest..., result)) {
       run_fallback(names()[2], c10::impl::boxArgs<const at::Tensor&, Rest..., at::Tensor&>(self, rest..., result));
       return result;
     }
@@ -155,10 +171,11 @@ struct StructuredOp {
 // Registers whichever of the three names is not nullptr.
 template <class Meta, auto Impl, class... Rest>
 void register_structured(torch::Library& m, const char* functional, const char* inplace,
-                         const char* out) {
+                         const char* out, bool complex_ok = false) {
   using Op = StructuredOp<Meta, Impl, Rest...>;
   auto qualified = [](const char* name) { return name ? std::string("aten::") + name : std::string(); };
   Op::names() = {qualified(functional), qualified(inplace), qualified(out)};
+  Op::complex_ok() = complex_ok;
   if (functional) m.impl(functional, TORCH_FN(Op::functional));
   if (inplace) m.impl(inplace, TORCH_FN(Op::inplace));
   if (out) m.impl(out, TORCH_FN(Op::out));
@@ -218,14 +235,17 @@ struct NativeMeta;
 template <class C, class R, class... Rest>
 struct NativeMeta<R (C::*)(const at::Tensor&, Rest...)> {
   template <class Native>
-  static void reg(torch::Library& m, const char* functional, const char* inplace, const char* out) {
+  static void reg(torch::Library& m, const char* functional, const char* inplace, const char* out,
+                  bool complex_ok) {
     register_structured<Native, &call_native_impl<Native, typename SchemaArg<Rest>::type...>,
-                        typename SchemaArg<Rest>::type...>(m, functional, inplace, out);
+                        typename SchemaArg<Rest>::type...>(m, functional, inplace, out, complex_ok);
   }
 };
+// complex_ok: the stubs the impl calls have complex kernels (PointwiseOp::complex_expr).
 template <class Native>
-void register_native(torch::Library& m, const char* functional, const char* inplace, const char* out) {
-  NativeMeta<decltype(&Native::meta)>::template reg<Native>(m, functional, inplace, out);
+void register_native(torch::Library& m, const char* functional, const char* inplace, const char* out,
+                     bool complex_ok = false) {
+  NativeMeta<decltype(&Native::meta)>::template reg<Native>(m, functional, inplace, out, complex_ok);
 }
 
 }  // namespace torch_ocl
