@@ -388,12 +388,13 @@ OCL_POINTWISE_STUB(hardtanh_backward, hardtanh_backward_stub, .expr = "(b <= p0 
                    .ninputs = 2, .dtypes = kNumbers, .params = "TT")
 OCL_NATIVE_FN("hardtanh_backward", &at::native::hardtanh_backward)
 OCL_NATIVE_FN("hardtanh_backward.grad_input", &at::native::hardtanh_backward_out)
+// (complex: the gradient times the conjugate derivative, as the CPU)
 OCL_POINTWISE_STUB(sigmoid_backward, sigmoid_backward_stub, .expr = "a * ((T)1 - b) * b", .ninputs = 2,
-                   .dtypes = kFloating)
-OCL_NATIVE_OP(structured_sigmoid_backward_out, "sigmoid_backward", nullptr, "sigmoid_backward.grad_input")
+                   .dtypes = kFloating, .complex_expr = "c_mul(a, c_conj(c_mul((T)((R)1, (R)0) - b, b)))")
+OCL_NATIVE_OP_C(structured_sigmoid_backward_out, "sigmoid_backward", nullptr, "sigmoid_backward.grad_input")
 OCL_POINTWISE_STUB(tanh_backward, tanh_backward_stub, .expr = "a * ((T)1 - b * b)", .ninputs = 2,
-                   .dtypes = kFloating)
-OCL_NATIVE_OP(structured_tanh_backward_out, "tanh_backward", nullptr, "tanh_backward.grad_input")
+                   .dtypes = kFloating, .complex_expr = "c_mul(a, c_conj((T)((R)1, (R)0) - c_mul(b, b)))")
+OCL_NATIVE_OP_C(structured_tanh_backward_out, "tanh_backward", nullptr, "tanh_backward.grad_input")
 OCL_POINTWISE_STUB(logit_backward, logit_backward_stub, .expr = "pw_logit_backward(a, b, p0)", .ninputs = 2,
                    .dtypes = kFloating, .params = "T")
 OCL_NATIVE_OP(structured_logit_backward_out, "logit_backward", nullptr, "logit_backward.grad_input")
