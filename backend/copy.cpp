@@ -4,9 +4,13 @@
 #include <ATen/TensorIterator.h>
 #include <ATen/ops/_conj.h>
 #include <ATen/ops/_neg_view.h>
+#include <ATen/ops/conj_physical.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_strided.h>
+#include <ATen/ops/ne.h>
+#include <ATen/ops/select.h>
 #include <ATen/ops/view_as_real.h>
+#include <ATen/ops/zero.h>
 #include <c10/core/DeviceGuard.h>
 
 #include "backend/device_checks.h"
@@ -68,9 +72,10 @@ at::Tensor with_bits_of(const at::Tensor& src, at::Tensor host) {
 }
 
 // Copies where either side has a lazy conj/neg bit, or that cast to or from
-// a complex dtype (the kernels have no complex arithmetic): the stored values
-// come to the host, the CPU applies the bits and the cast, and the result is
-// stored into dst's memory. Tensors with bits are never passed to dispatched
+// a complex dtype between the host and the device: the stored values come to
+// the host, the CPU applies the bits and the cast, and the result is stored
+// into dst's memory. (Casts between ocl tensors run on the device:
+// copy_device_to_device.) Tensors with bits are never passed to dispatched
 // ops here: the Conjugate/Negative fallbacks would copy them through
 // _copy_from again.
 void copy_via_host(const at::Tensor& dst, const at::Tensor& src) {
@@ -92,7 +97,8 @@ void copy_via_host(const at::Tensor& dst, const at::Tensor& src) {
 
 bool needs_host(const at::Tensor& dst, const at::Tensor& src) {
   return src.is_conj() || src.is_neg() || dst.is_conj() || dst.is_neg() ||
-         (src.scalar_type() != dst.scalar_type() && (src.is_complex() || dst.is_complex()));
+         (src.scalar_type() != dst.scalar_type() && (src.is_complex() || dst.is_complex()) &&
+          !(is_ocl(src) && is_ocl(dst)));
 }
 
 }  // namespace
@@ -122,9 +128,25 @@ void copy_device_to_device(const at::Tensor& dst, const at::Tensor& src) {
     copy_device_to_device(dst, src.cpu().to(dst.device()));
     return;
   }
-  if (src.is_complex()) {
-    // Same complex dtype: a copy of the (re, im) pairs as reals.
+  // Complex dtypes as (re, im) pairs of reals, as the CPU casts them: complex
+  // to complex pairwise, complex to real takes the real part, real to
+  // complex sets the imaginary part to 0.
+  if (src.is_complex() && dst.is_complex()) {
     copy_device_to_device(at::view_as_real(dst), at::view_as_real(src));
+    return;
+  }
+  if (src.is_complex() && dst.scalar_type() == c10::kBool) {
+    at::ne_out(const_cast<at::Tensor&>(dst), src, 0);  // nonzero real or imaginary part
+    return;
+  }
+  if (src.is_complex()) {
+    copy_device_to_device(dst, at::view_as_real(src).select(-1, 0));
+    return;
+  }
+  if (dst.is_complex()) {
+    const at::Tensor pairs = at::view_as_real(dst);
+    copy_device_to_device(pairs.select(-1, 0), src);
+    pairs.select(-1, 1).zero_();
     return;
   }
   c10::DeviceGuard guard(dst.device());
@@ -161,7 +183,11 @@ at::Tensor copy_from(const at::Tensor& src, const at::Tensor& dst, bool non_bloc
   TORCH_CHECK(dst.defined() && src.defined(), "copy_: undefined tensor");
   if (dst.numel() == 0) return dst;
   at::Tensor s = src.sizes() == dst.sizes() ? src : src.expand_as(dst);
-  if (needs_host(dst, s)) {
+  if (is_ocl(dst) && is_ocl(s) && s.is_conj() && !s.is_neg() && !dst.is_conj() && !dst.is_neg() &&
+      s.scalar_type() == dst.scalar_type() && dst.device() == s.device()) {
+    // Resolving a lazy conjugate on the device (conj_physical_'s kernel).
+    at::conj_physical_out(const_cast<at::Tensor&>(dst), at::_conj(s));
+  } else if (needs_host(dst, s)) {
     TORCH_CHECK(s.device().is_cpu() || dst.device().is_cpu() || (is_ocl(s) && is_ocl(dst)),
                 "torch_ocl: cannot copy from ", s.device(), " to ", dst.device());
     copy_via_host(dst, s);

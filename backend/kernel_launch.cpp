@@ -318,6 +318,16 @@ Launch& Launch::scalar(const c10::Scalar& s, c10::ScalarType compute_dtype) {
     case c10::kBFloat16:
     case c10::kFloat: return value<cl_float>(unchecked<float>(s));
     case c10::kDouble: return value<cl_double>(unchecked<double>(s));
+    case c10::kComplexFloat: {  // float2 (re, im)
+      const auto z = s.toComplexFloat();
+      const cl_float2 v{{z.real(), z.imag()}};
+      return value<cl_float2>(v);
+    }
+    case c10::kComplexDouble: {
+      const auto z = s.toComplexDouble();
+      const cl_double2 v{{z.real(), z.imag()}};
+      return value<cl_double2>(v);
+    }
     default: TORCH_CHECK(false, "torch_ocl: no kernel scalar type for ", compute_dtype);
   }
 }

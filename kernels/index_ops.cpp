@@ -349,27 +349,27 @@ REGISTER_PRIVATEUSE1_DISPATCH(put_stub, &torch_ocl::put_kernel)
 
 using at::Tensor;
 // Copies (and the sums of index_put_/put_ with accumulate=True) take complex
-// too (KernelGate::kData), as index_add; index_reduce stays real.
-OCL_DATA_FN("index_select", &torch_ocl::index_select)
-OCL_DATA_FN("index_select.out", &torch_ocl::index_select_out)
-OCL_DATA_FN("index.Tensor", &torch_ocl::index_functional)
-OCL_DATA_FN("index.Tensor_out", &torch_ocl::index_out)
-OCL_DATA_FN("_index_put_impl_", &at::native::_index_put_impl_)
-OCL_DATA_FN("index_fill_.int_Scalar",
+// too (KernelGate::kComplex), as index_add; index_reduce stays real.
+OCL_NATIVE_FN_C("index_select", &torch_ocl::index_select)
+OCL_NATIVE_FN_C("index_select.out", &torch_ocl::index_select_out)
+OCL_NATIVE_FN_C("index.Tensor", &torch_ocl::index_functional)
+OCL_NATIVE_FN_C("index.Tensor_out", &torch_ocl::index_out)
+OCL_NATIVE_FN_C("_index_put_impl_", &at::native::_index_put_impl_)
+OCL_NATIVE_FN_C("index_fill_.int_Scalar",
               static_cast<Tensor& (*)(Tensor&, int64_t, const Tensor&, const c10::Scalar&)>(&at::native::index_fill_))
-OCL_DATA_FN("index_fill_.int_Tensor",
+OCL_NATIVE_FN_C("index_fill_.int_Tensor",
               static_cast<Tensor& (*)(Tensor&, int64_t, const Tensor&, const Tensor&)>(&at::native::index_fill_))
-OCL_DATA_FN("take", &at::native::take)
-OCL_DATA_FN("take.out", &at::native::take_out)
-OCL_DATA_FN("put_", &at::native::put_)
+OCL_NATIVE_FN_C("take", &at::native::take)
+OCL_NATIVE_FN_C("take.out", &at::native::take_out)
+OCL_NATIVE_FN_C("put_", &at::native::put_)
 
 namespace torch_ocl {
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_structured<at::native::structured_index_copy_out, &index_copy_impl, int64_t, const Tensor&,
                       const Tensor&>(m, "index_copy", "index_copy_", "index_copy.out",
-                                                        KernelGate::kData);
+                                                        KernelGate::kComplex);
   register_structured<at::meta::structured_index_add, &index_add_impl, int64_t, const Tensor&, const Tensor&,
-                      const c10::Scalar&>(m, "index_add", "index_add_", "index_add.out", KernelGate::kData);
+                      const c10::Scalar&>(m, "index_add", "index_add_", "index_add.out", KernelGate::kComplex);
   register_structured<at::meta::structured_index_reduce, &index_reduce_impl, int64_t, const Tensor&,
                       const Tensor&, c10::string_view, bool>(m, "index_reduce", "index_reduce_", "index_reduce.out");
 }

@@ -123,9 +123,9 @@ Tensor& masked_scatter_(Tensor& self, const Tensor& mask, const Tensor& source) 
 }  // namespace
 }  // namespace torch_ocl
 
-// Complex too (KernelGate::kData): nonzero tests (re, im), the others move bits.
-OCL_DATA_FN("nonzero", &torch_ocl::nonzero)
-OCL_DATA_FN("nonzero.out", &torch_ocl::nonzero_out)
-OCL_DATA_FN("masked_select", &torch_ocl::masked_select)
-OCL_DATA_FN("masked_select.out", &torch_ocl::masked_select_out)
-OCL_DATA_FN("masked_scatter_", &torch_ocl::masked_scatter_)
+// Complex too (KernelGate::kComplex): nonzero tests (re, im), the others move bits.
+OCL_NATIVE_FN_C("nonzero", &torch_ocl::nonzero)
+OCL_NATIVE_FN_C("nonzero.out", &torch_ocl::nonzero_out)
+OCL_NATIVE_FN_C("masked_select", &torch_ocl::masked_select)
+OCL_NATIVE_FN_C("masked_select.out", &torch_ocl::masked_select_out)
+OCL_NATIVE_FN_C("masked_scatter_", &torch_ocl::masked_scatter_)

@@ -41,7 +41,7 @@ struct is_tensor_tuple<std::tuple<T...>> : std::bool_constant<(std::is_same_v<T,
 // A plain ATen native function (not structured) registered as it is, except
 // that dtypes without kernels (complex for compute ops, see KernelGate) go
 // to the counted CPU fallback.
-template <auto Fn, KernelGate Gate = KernelGate::kCompute, class Sig = decltype(Fn)>
+template <auto Fn, KernelGate Gate = KernelGate::kReal, class Sig = decltype(Fn)>
 struct GuardedNative;
 template <auto Fn, KernelGate Gate, class R, class... A>
 struct GuardedNative<Fn, Gate, R (*)(A...)> {
@@ -75,7 +75,7 @@ struct GuardedNative<Fn, Gate, R (*)(A...)> {
     return Fn(a...);
   }
 };
-template <auto Fn, KernelGate Gate = KernelGate::kCompute>
+template <auto Fn, KernelGate Gate = KernelGate::kReal>
 void register_guarded(torch::Library& m, const char* schema) {
   GuardedNative<Fn, Gate>::name() = std::string("aten::") + schema;
   m.impl(schema, TORCH_FN((GuardedNative<Fn, Gate>::call)));
@@ -87,10 +87,12 @@ void register_guarded(torch::Library& m, const char* schema) {
 #define OCL_NATIVE_FN(schema, ...) \
   TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) { ::torch_ocl::register_guarded<__VA_ARGS__>(m, schema); }
 
-// The same for an op that only moves elements (KernelGate::kData: complex too).
-#define OCL_DATA_FN(schema, ...) \
+// The same for a function whose kernels also take complex64/128: ops that
+// only move elements (gather, index, flip, ...) and ops whose pointwise rows
+// have a complex_expr (KernelGate::kComplex).
+#define OCL_NATIVE_FN_C(schema, ...) \
   TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) { \
-    ::torch_ocl::register_guarded<__VA_ARGS__, ::torch_ocl::KernelGate::kData>(m, schema); \
+    ::torch_ocl::register_guarded<__VA_ARGS__, ::torch_ocl::KernelGate::kComplex>(m, schema); \
   }
 
 // The kernel `k_<id>` of stub `stub` (a pointwise op descriptor's fields
@@ -107,14 +109,18 @@ void register_guarded(torch::Library& m, const char* schema) {
     ::torch_ocl::register_native<at::native::Native>(m, functional, inplace, out); \
   }
 
-// The same for an op that only moves elements (KernelGate::kData: complex too).
-#define OCL_DATA_OP(Native, functional, inplace, out)                                                     \
+// The same for an op whose kernels also take complex64/128 (KernelGate::kComplex).
+#define OCL_NATIVE_OP_C(Native, functional, inplace, out)                                                  \
   TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {                                                               \
     ::torch_ocl::register_native<at::native::Native>(m, functional, inplace, out,                          \
-                                                     ::torch_ocl::KernelGate::kData);                      \
+                                                     ::torch_ocl::KernelGate::kComplex);                   \
   }
 
 // The common row: op `id` with stub id_stub and ATen impl structured_id_out.
 #define OCL_UNARY(id, ...)                   \
   OCL_POINTWISE_STUB(id, id##_stub, __VA_ARGS__) \
   OCL_NATIVE_OP(structured_##id##_out, #id, #id "_", #id ".out")
+// The same for a row with a complex_expr.
+#define OCL_UNARY_C(id, ...)                     \
+  OCL_POINTWISE_STUB(id, id##_stub, __VA_ARGS__) \
+  OCL_NATIVE_OP_C(structured_##id##_out, #id, #id "_", #id ".out")

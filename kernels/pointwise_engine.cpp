@@ -34,11 +34,28 @@ struct Operand {
   bool cpu_scalar;  // passed by value (a wrapped number or CPU 0-dim tensor)
 };
 
+bool is_complex(c10::ScalarType t) { return t == c10::kComplexFloat || t == c10::kComplexDouble; }
+
+// How an operand looks in the kernel: cl_type() for real dtypes; complex
+// ones are stored as (re, im) pairs of their real type, loaded as float2 /
+// double2 with vload2 (which needs only the real type's alignment).
+const ClType& operand_type(c10::ScalarType t) {
+  static const ClType c64{"float", "float2", "float2", "vload2((i), (p))", "vstore2(convert_float2(v), (i), (p))", true};
+  static const ClType c128{"double", "double2", "double2", "vload2((i), (p))", "vstore2(convert_double2(v), (i), (p))", true};
+  if (t == c10::kComplexFloat) return c64;
+  if (t == c10::kComplexDouble) return c128;
+  return cl_type(t);
+}
+void check_operand_supported(c10::ScalarType t, c10::DeviceIndex device) {
+  if (is_complex(t)) check_storable(t, device);
+  else check_dtype_supported(t, device);
+}
+
 const char* param_type(char kind, c10::ScalarType compute) {
   switch (kind) {
     case 'T': return "T";
     case 'L': return "long";
-    case 'F': return compute == c10::kDouble ? "double" : "float";
+    case 'F': return compute == c10::kDouble || compute == c10::kComplexDouble ? "double" : "float";
     default: TORCH_INTERNAL_ASSERT(false, "bad pointwise parameter kind ", kind);
   }
 }
@@ -50,24 +67,30 @@ const char* input_name(int i) {
 
 std::string generate(const PointwiseOp& op, c10::ScalarType compute, c10::ArrayRef<Operand> operands,
                      int noutputs, bool strided, int dims, int vec) {
-  const ClType& ct = cl_type(compute);
+  const ClType& ct = operand_type(compute);
   const bool is_float = c10::isFloatingType(compute), is_bool = compute == c10::kBool;
-  bool fp64 = compute == c10::kDouble;
-  for (const auto& o : operands) fp64 |= o.dtype == c10::kDouble;
+  const bool complex = is_complex(compute);
+  bool fp64 = compute == c10::kDouble || compute == c10::kComplexDouble;
+  for (const auto& o : operands) fp64 |= o.dtype == c10::kDouble || o.dtype == c10::kComplexDouble;
   std::string s;
   if (fp64) s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
   s += std::string("#define T ") + ct.compute + "\n";
+  if (complex) s += std::string("#define R ") + ct.storage + "\n#define T_IS_COMPLEX 1\n";
   s += std::string("#define T_IS_FLOAT ") + (is_float ? "1" : "0") + "\n";
   s += std::string("#define T_IS_BOOL ") + (is_bool ? "1" : "0") + "\n";
-  s += std::string("#define T_IS_INTEGRAL ") + (!is_float && !is_bool ? "1" : "0") + "\n";
-  s += std::string("#define T_IS_SIGNED ") + (is_float || c10::isSignedType(compute) ? "1" : "0") + "\n";
+  s += std::string("#define T_IS_INTEGRAL ") + (!is_float && !is_bool && !complex ? "1" : "0") + "\n";
+  s += std::string("#define T_IS_SIGNED ") + (is_float || complex || c10::isSignedType(compute) ? "1" : "0") + "\n";
   s += kernel_source("common");
-  s += kernel_source("pointwise_lib");
-  if (op.lib) s += kernel_source(op.lib);
+  if (complex) {
+    s += kernel_source("complex_lib");
+  } else {
+    s += kernel_source("pointwise_lib");
+    if (op.lib) s += kernel_source(op.lib);
+  }
   int ntensors = 0;
   for (size_t k = 0; k < operands.size(); ++k) {
     if (operands[k].cpu_scalar) continue;
-    const ClType& t = cl_type(operands[k].dtype);
+    const ClType& t = operand_type(operands[k].dtype);
     const std::string id = std::to_string(k);
     s += "#define ST" + id + " " + t.storage + "\n";
     if (static_cast<int>(k) < noutputs)
@@ -109,10 +132,13 @@ std::string generate(const PointwiseOp& op, c10::ScalarType compute, c10::ArrayR
   for (size_t k = noutputs; k < operands.size(); ++k) {
     const std::string id = std::to_string(k);
     s += std::string("  const T ") + input_name(static_cast<int>(k) - noutputs) + " = ";
-    s += operands[k].cpu_scalar ? "s" + id + "_;\n"
-                                : "(T)(LOAD" + id + "(PTR(ST" + id + ", buf" + id + "_, boff" + id + "_), off" + id + "_));\n";
+    const std::string load = "LOAD" + id + "(PTR(ST" + id + ", buf" + id + "_, boff" + id + "_), off" + id + "_)";
+    if (operands[k].cpu_scalar) s += "s" + id + "_;\n";
+    else if (!complex) s += "(T)(" + load + ");\n";
+    else if (is_complex(operands[k].dtype)) s += std::string("convert_") + ct.compute + "(" + load + ");\n";
+    else s += "(T)((R)(" + load + "), (R)0);\n";  // a real operand: imaginary part 0
   }
-  const char* expr = (!is_float && op.int_expr) ? op.int_expr : op.expr;
+  const char* expr = complex ? op.complex_expr : (!is_float && op.int_expr) ? op.int_expr : op.expr;
   for (int k = 0; k < noutputs; ++k) {
     const std::string id = std::to_string(k);
     s += "  STORE" + id + "(PTR(ST" + id + ", buf" + id + "_, boff" + id + "_), off" + id + "_, (" +
@@ -130,13 +156,13 @@ void push_param(Launch& launch, char kind, const c10::Scalar& v, c10::ScalarType
       // As the CPU kernels' value.to<scalar_t>(): a scalar parameter must
       // fit the op's dtype (uint8 threshold -2 or float16 alpha 1e5 raise).
       if (compute != c10::kUInt16 && compute != c10::kUInt32 && compute != c10::kUInt64)
-        AT_DISPATCH_ALL_TYPES_AND3(c10::kHalf, c10::kBFloat16, c10::kBool, compute, "pointwise parameter",
-                                   [&] { (void)v.to<scalar_t>(); });
+        AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND3(c10::kHalf, c10::kBFloat16, c10::kBool, compute,
+                                               "pointwise parameter", [&] { (void)v.to<scalar_t>(); });
       launch.scalar(v, compute);
       break;
     case 'L': launch.value<cl_long>(v.toLong()); break;
     case 'F':
-      if (compute == c10::kDouble) launch.value<cl_double>(v.toDouble());
+      if (compute == c10::kDouble || compute == c10::kComplexDouble) launch.value<cl_double>(v.toDouble());
       else launch.value<cl_float>(static_cast<float>(v.toDouble()));
       break;
   }
@@ -145,7 +171,7 @@ void push_param(Launch& launch, char kind, const c10::Scalar& v, c10::ScalarType
 // The value of a CPU scalar operand, in the compute type's math type.
 c10::Scalar cpu_scalar_value(at::TensorIteratorBase& iter, int arg, c10::ScalarType compute) {
   c10::Scalar v;
-  AT_DISPATCH_ALL_TYPES_AND3(c10::kHalf, c10::kBFloat16, c10::kBool, compute, "pointwise scalar", [&] {
+  AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND3(c10::kHalf, c10::kBFloat16, c10::kBool, compute, "pointwise scalar", [&] {
     using opmath_t = at::opmath_type<scalar_t>;
     v = c10::Scalar(iter.original_scalar_value<opmath_t>(arg));
   });
@@ -155,6 +181,11 @@ c10::Scalar cpu_scalar_value(at::TensorIteratorBase& iter, int arg, c10::ScalarT
 }  // namespace
 
 void check_op_dtype(const PointwiseOp& op, c10::ScalarType dtype) {
+  if (c10::isComplexType(dtype)) {
+    TORCH_CHECK_NOT_IMPLEMENTED(op.complex_expr != nullptr && is_complex(dtype), "\"", op.name,
+                                "\" not implemented for '", c10::toString(dtype), "'");
+    return;
+  }
   const uint8_t cls = c10::isReducedFloatingType(dtype) ? kReducedFloating
                       : c10::isFloatingType(dtype)      ? kFloat32And64
                       : dtype == c10::kBool             ? kBoolean
@@ -180,7 +211,7 @@ void run_pointwise(at::TensorIteratorBase& iter, const PointwiseOp& op,
   check_op_dtype(op, compute);
   if (iter.numel() == 0) return;
   const auto device = iter.device().index();
-  check_dtype_supported(compute, device);
+  check_operand_supported(compute, device);
 
   const int nops = iter.ntensors();
   c10::SmallVector<Operand, kMaxPwOperands> operands(nops);  // no heap allocation per launch
@@ -190,7 +221,10 @@ void run_pointwise(at::TensorIteratorBase& iter, const PointwiseOp& op,
   for (int k = 0; k < nops; ++k) {
     operands[k] = {iter.dtype(k), k >= noutputs && iter.is_cpu_scalar(k)};
     if (!operands[k].cpu_scalar) {
-      check_dtype_supported(operands[k].dtype, device);
+      check_operand_supported(operands[k].dtype, device);
+      TORCH_CHECK_NOT_IMPLEMENTED(!is_complex(operands[k].dtype) || is_complex(compute), "\"", op.name,
+                                  "\" not implemented for '", c10::toString(operands[k].dtype), "' operands of a ",
+                                  c10::toString(compute), " computation");
       ++ntensors;
       if (iter.ndim() == 1) contiguous &= iter.strides(k)[0] == static_cast<int64_t>(iter.element_size(k));
     }

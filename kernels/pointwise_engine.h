@@ -36,6 +36,13 @@ enum DtypeSet : uint8_t {
 //   idx          the element's linear index in the iterator's order (for a
 //                nullary op over a contiguous output: its index in memory)
 //   helpers from kernels/pointwise_lib.cl (and kernels/<lib>.cl if set)
+// Inside `complex_expr` (used when T is complex64 / complex128):
+//   T            float2 / double2 (x = real part, y = imaginary part); R the
+//                real type (float / double); T_IS_COMPLEX is 1
+//   a, b, ...    the inputs as T (real and bool operands get imaginary part 0)
+//   p0, ...      'T' parameters as T
+//   helpers from kernels/complex_lib.cl (c_mul, c_div, c_exp, ...; not pointwise_lib)
+//   its value: a T for complex outputs, a number for bool outputs (eq, ne)
 struct PointwiseOp {
   const char* name;                 // in errors and program labels
   const char* expr;                 // output 0
@@ -49,6 +56,8 @@ struct PointwiseOp {
                                     // iterator's common dtype, else input 0's)
   const char* lib = nullptr;        // an extra kernels/<lib>.cl with helpers only
                                     // this op family needs (e.g. "special_lib")
+  const char* complex_expr = nullptr;  // output 0 for complex T (nullptr: no complex kernel);
+                                       // register the op with OCL_NATIVE_OP_C / OCL_NATIVE_FN_C
 };
 
 // Runs `op` over `iter` (outputs first, then inputs). The compute dtype is

@@ -36,6 +36,7 @@
 #include <ATen/ops/clamp_native.h>
 #include <ATen/ops/clamp_max_native.h>
 #include <ATen/ops/clamp_min_native.h>
+#include <ATen/ops/conj_physical_native.h>
 #include <ATen/ops/copysign_native.h>
 #include <ATen/ops/cos_native.h>
 #include <ATen/ops/cosh_native.h>
@@ -159,21 +160,21 @@ using at::Tensor;
 using at::Scalar;
 
 // ---- unary math (float-promoting: integer inputs give float results) ----
-OCL_UNARY(exp, .expr = "exp(a)", .dtypes = kFloating)
+OCL_UNARY_C(exp, .expr = "exp(a)", .dtypes = kFloating, .complex_expr = "c_exp(a)")
 OCL_UNARY(exp2, .expr = "exp2(a)", .dtypes = kFloating)
 OCL_UNARY(expm1, .expr = "expm1(a)", .dtypes = kFloating)
-OCL_UNARY(log, .expr = "log(a)", .dtypes = kFloating)
+OCL_UNARY_C(log, .expr = "log(a)", .dtypes = kFloating, .complex_expr = "c_log(a)")
 OCL_UNARY(log2, .expr = "log2(a)", .dtypes = kFloating)
 OCL_UNARY(log10, .expr = "log10(a)", .dtypes = kFloating)
 OCL_UNARY(log1p, .expr = "log1p(a)", .dtypes = kFloating)
-OCL_UNARY(sqrt, .expr = "sqrt(a)", .dtypes = kFloating)
-OCL_UNARY(rsqrt, .expr = "rsqrt(a)", .dtypes = kFloating)
-OCL_UNARY(sin, .expr = "sin(a)", .dtypes = kFloating)
-OCL_UNARY(cos, .expr = "cos(a)", .dtypes = kFloating)
-OCL_UNARY(tan, .expr = "tan(a)", .dtypes = kFloating)
-OCL_UNARY(sinh, .expr = "sinh(a)", .dtypes = kFloating)
-OCL_UNARY(cosh, .expr = "cosh(a)", .dtypes = kFloating)
-OCL_UNARY(tanh, .expr = "tanh(a)", .dtypes = kFloating)
+OCL_UNARY_C(sqrt, .expr = "sqrt(a)", .dtypes = kFloating, .complex_expr = "c_sqrt(a)")
+OCL_UNARY_C(rsqrt, .expr = "rsqrt(a)", .dtypes = kFloating, .complex_expr = "c_rsqrt(a)")
+OCL_UNARY_C(sin, .expr = "sin(a)", .dtypes = kFloating, .complex_expr = "c_sin(a)")
+OCL_UNARY_C(cos, .expr = "cos(a)", .dtypes = kFloating, .complex_expr = "c_cos(a)")
+OCL_UNARY_C(tan, .expr = "tan(a)", .dtypes = kFloating, .complex_expr = "c_tan(a)")
+OCL_UNARY_C(sinh, .expr = "sinh(a)", .dtypes = kFloating, .complex_expr = "c_sinh(a)")
+OCL_UNARY_C(cosh, .expr = "cosh(a)", .dtypes = kFloating, .complex_expr = "c_cosh(a)")
+OCL_UNARY_C(tanh, .expr = "tanh(a)", .dtypes = kFloating, .complex_expr = "c_tanh(a)")
 OCL_UNARY(asin, .expr = "asin(a)", .dtypes = kFloating)
 OCL_UNARY(acos, .expr = "acos(a)", .dtypes = kFloating)
 OCL_UNARY(atan, .expr = "atan(a)", .dtypes = kFloating)
@@ -186,10 +187,10 @@ OCL_UNARY(erfinv, .expr = "pw_erfinv(a)", .dtypes = kFloating)
 OCL_UNARY(lgamma, .expr = "lgamma(a)", .dtypes = kFloating)
 OCL_UNARY(digamma, .expr = "pw_digamma(a)", .dtypes = kFloating)
 OCL_UNARY(sinc, .expr = "pw_sinc(a)", .dtypes = kFloating)
-OCL_UNARY(sigmoid, .expr = "(T)1 / ((T)1 + exp(-a))", .dtypes = kFloating)
-OCL_UNARY(reciprocal, .expr = "(T)1 / a", .dtypes = kFloating)
+OCL_UNARY_C(sigmoid, .expr = "(T)1 / ((T)1 + exp(-a))", .dtypes = kFloating, .complex_expr = "c_sigmoid(a)")
+OCL_UNARY_C(reciprocal, .expr = "(T)1 / a", .dtypes = kFloating, .complex_expr = "c_recip(a)")
 // ---- unary, dtype-preserving (ATen copies integers for the rounding ops) ----
-OCL_UNARY(neg, .expr = "-a", .dtypes = kNumbers)
+OCL_UNARY_C(neg, .expr = "-a", .dtypes = kNumbers, .complex_expr = "-a")
 OCL_UNARY(ceil, .expr = "ceil(a)", .dtypes = kFloating)
 OCL_UNARY(floor, .expr = "floor(a)", .dtypes = kFloating)
 OCL_UNARY(round, .expr = "rint(a)", .dtypes = kFloating)
@@ -199,17 +200,23 @@ OCL_POINTWISE_STUB(round_decimals, round_decimals_stub, .expr = "pw_round_decima
                    .dtypes = kFloating, .params = "L")
 OCL_NATIVE_OP(structured_round_decimals_out, "round.decimals", "round_.decimals", "round.decimals_out")
 OCL_UNARY(sign, .expr = "pw_sign(a)", .dtypes = kAllTypes)
-OCL_NATIVE_OP(structured_sgn_out, "sgn", "sgn_", "sgn.out")  // sign_stub for real dtypes
+// sgn: sign_stub for real dtypes, sgn_stub (z / |z|) for complex ones
+OCL_POINTWISE_STUB(sgn, sgn_stub, .expr = "a", .dtypes = 0, .complex_expr = "c_sgn(a)")
+OCL_NATIVE_OP_C(structured_sgn_out, "sgn", "sgn_", "sgn.out")
+OCL_POINTWISE_STUB(conj_physical, conj_physical_stub, .expr = "a", .dtypes = 0, .complex_expr = "c_conj(a)")
+OCL_NATIVE_FN_C("conj_physical.out", &at::native::conj_physical_out)
 OCL_UNARY(bitwise_not, .expr = "(T)(T_IS_BOOL ? (a == (T)0) : ~a)", .dtypes = kIntegralAndBool)
 OCL_UNARY(signbit, .expr = "signbit(a) != 0", .dtypes = kNumbers, .int_expr = "a < (T)0")
 OCL_UNARY(isposinf, .expr = "a == PW_INF", .dtypes = kFloating)
 OCL_UNARY(isneginf, .expr = "a == -PW_INF", .dtypes = kFloating)
+// abs and angle of complex: ATen runs the stub into a complex temporary and copies its real part.
 OCL_POINTWISE_STUB(abs, abs_stub, .expr = "fabs(a)", .dtypes = kNumbers,
-                   .int_expr = "(T)(a < (T)0 ? (T)0 - a : a)")
-OCL_NATIVE_FN("abs.out", &at::native::abs_out)
-OCL_POINTWISE_STUB(angle, angle_stub, .expr = "isnan(a) ? a : (a < (T)0 ? PW_PI : (T)0)", .dtypes = kFloating)
-OCL_NATIVE_FN("angle", &at::native::angle)
-OCL_NATIVE_FN("angle.out", &at::native::angle_out)
+                   .int_expr = "(T)(a < (T)0 ? (T)0 - a : a)", .complex_expr = "(T)(c_abs(a), (R)0)")
+OCL_NATIVE_FN_C("abs.out", &at::native::abs_out)
+OCL_POINTWISE_STUB(angle, angle_stub, .expr = "isnan(a) ? a : (a < (T)0 ? PW_PI : (T)0)", .dtypes = kFloating,
+                   .complex_expr = "(T)(c_arg(a), (R)0)")
+OCL_NATIVE_FN_C("angle", &at::native::angle)
+OCL_NATIVE_FN_C("angle.out", &at::native::angle_out)
 OCL_POINTWISE_STUB(logical_not, logical_not_stub, .expr = "a == (T)0", .dtypes = kAllTypes)
 OCL_NATIVE_FN("logical_not.out", &at::native::logical_not_out)
 OCL_POINTWISE_STUB(logit, logit_stub, .expr = "pw_logit(a, p0)", .dtypes = kFloating, .params = "T")
@@ -221,16 +228,18 @@ OCL_POINTWISE_STUB(frexp, frexp_stub, .expr = "pw_frexp_mantissa(a)", .dtypes = 
 OCL_NATIVE_FN("frexp.Tensor_out", &at::native::frexp_out)
 
 // ---- binary arithmetic ----
-OCL_POINTWISE_STUB(add, add_stub, .expr = "a + p0 * b", .ninputs = 2, .params = "T")
-OCL_NATIVE_OP(structured_ufunc_add_CPU, "add.Tensor", "add_.Tensor", "add.out")  // device-generic despite its name
-OCL_NATIVE_OP(structured_sub_out, "sub.Tensor", "sub_.Tensor", "sub.out")         // add_stub with -alpha
-OCL_POINTWISE_STUB(mul, mul_stub, .expr = "a * b", .ninputs = 2)
-OCL_NATIVE_OP(structured_mul_out, "mul.Tensor", "mul_.Tensor", "mul.out")
-OCL_POINTWISE_STUB(div_true, div_true_stub, .expr = "a / b", .ninputs = 2, .dtypes = kFloating)
+OCL_POINTWISE_STUB(add, add_stub, .expr = "a + p0 * b", .ninputs = 2, .params = "T",
+                   .complex_expr = "a + c_mul(p0, b)")
+OCL_NATIVE_OP_C(structured_ufunc_add_CPU, "add.Tensor", "add_.Tensor", "add.out")  // device-generic despite its name
+OCL_NATIVE_OP_C(structured_sub_out, "sub.Tensor", "sub_.Tensor", "sub.out")         // add_stub with -alpha
+OCL_POINTWISE_STUB(mul, mul_stub, .expr = "a * b", .ninputs = 2, .complex_expr = "c_mul(a, b)")
+OCL_NATIVE_OP_C(structured_mul_out, "mul.Tensor", "mul_.Tensor", "mul.out")
+OCL_POINTWISE_STUB(div_true, div_true_stub, .expr = "a / b", .ninputs = 2, .dtypes = kFloating,
+                   .complex_expr = "c_div(a, b)")
 OCL_POINTWISE_STUB(div_trunc, div_trunc_stub, .expr = "trunc(a / b)", .ninputs = 2, .dtypes = kNumbers,
                    .int_expr = "pw_idiv(a, b)")
 OCL_POINTWISE_STUB(div_floor, div_floor_stub, .expr = "pw_div_floor(a, b)", .ninputs = 2, .dtypes = kNumbers)
-OCL_NATIVE_OP(structured_div_out, "div.Tensor", "div_.Tensor", "div.out")
+OCL_NATIVE_OP_C(structured_div_out, "div.Tensor", "div_.Tensor", "div.out")
 OCL_NATIVE_OP(structured_div_out_mode, "div.Tensor_mode", "div_.Tensor_mode", "div.out_mode")
 OCL_NATIVE_FN("floor_divide", static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&at::native::floor_divide))
 OCL_NATIVE_FN("floor_divide_.Tensor", static_cast<Tensor& (*)(Tensor&, const Tensor&)>(&at::native::floor_divide_))
@@ -272,11 +281,11 @@ OCL_NATIVE_OP(structured_gcd_out, "gcd", "gcd_", "gcd.out")
 OCL_POINTWISE_STUB(lcm, lcm_stub, .expr = "pw_lcm(a, b)", .ninputs = 2, .dtypes = kIntegral)
 OCL_NATIVE_OP(structured_lcm_out, "lcm", "lcm_", "lcm.out")
 OCL_POINTWISE_STUB(pow_tensor_tensor, pow_tensor_tensor_stub, .expr = "pow(a, b)", .ninputs = 2,
-                   .dtypes = kNumbers, .int_expr = "pw_powi(a, b)")
-OCL_NATIVE_OP(structured_pow_Tensor_Tensor_out, "pow.Tensor_Tensor", "pow_.Tensor", "pow.Tensor_Tensor_out")
+                   .dtypes = kNumbers, .int_expr = "pw_powi(a, b)", .complex_expr = "c_pow(a, b)")
+OCL_NATIVE_OP_C(structured_pow_Tensor_Tensor_out, "pow.Tensor_Tensor", "pow_.Tensor", "pow.Tensor_Tensor_out")
 OCL_POINTWISE_STUB(pow_tensor_scalar, pow_tensor_scalar_stub, .expr = "pow(a, p0)", .dtypes = kNumbers,
-                   .int_expr = "pw_powi(a, p0)", .params = "T")
-OCL_NATIVE_OP(structured_pow_Tensor_Scalar_out, "pow.Tensor_Scalar", "pow_.Scalar", "pow.Tensor_Scalar_out")
+                   .int_expr = "pw_powi(a, p0)", .params = "T", .complex_expr = "c_pow_scalar(a, p0)")
+OCL_NATIVE_OP_C(structured_pow_Tensor_Scalar_out, "pow.Tensor_Scalar", "pow_.Scalar", "pow.Tensor_Scalar_out")
 // pow.Scalar: the base as a 0-dim tensor on the device (ATen's impl wraps it on the CPU).
 namespace {
 Tensor scalar_base(const Scalar& base, const Tensor& exp) {
@@ -287,8 +296,8 @@ Tensor& pow_scalar_out(const Scalar& base, const Tensor& exp, Tensor& out) {
   return at::pow_out(out, scalar_base(base, exp), exp);
 }
 }  // namespace
-OCL_NATIVE_FN("pow.Scalar", &pow_scalar)
-OCL_NATIVE_FN("pow.Scalar_out", &pow_scalar_out)
+OCL_NATIVE_FN_C("pow.Scalar", &pow_scalar)
+OCL_NATIVE_FN_C("pow.Scalar_out", &pow_scalar_out)
 
 // ---- bitwise and logical ----
 OCL_POINTWISE_STUB(bitwise_and, bitwise_and_stub, .expr = "a & b", .ninputs = 2, .dtypes = kIntegralAndBool)
@@ -322,19 +331,25 @@ OCL_NATIVE_FN("logical_xor.out", &at::native::logical_xor_out)
   OCL_POINTWISE_STUB(id, id##_stub, .expr = e, .ninputs = 2)                              \
   OCL_NATIVE_OP(structured_##id##_Tensor_out, #id ".Tensor", #id "_.Tensor", #id ".Tensor_out") \
   OCL_NATIVE_OP(structured_##id##_Scalar_out, #id ".Scalar", #id "_.Scalar", #id ".Scalar_out")
-OCL_COMPARISON(eq, "a == b")
-OCL_COMPARISON(ne, "a != b")
+// eq / ne also compare complex numbers (the ordering comparisons raise for them, as on the CPU)
+#define OCL_EQUALITY(id, e, ce)                                                               \
+  OCL_POINTWISE_STUB(id, id##_stub, .expr = e, .ninputs = 2, .complex_expr = ce)             \
+  OCL_NATIVE_OP_C(structured_##id##_Tensor_out, #id ".Tensor", #id "_.Tensor", #id ".Tensor_out") \
+  OCL_NATIVE_OP_C(structured_##id##_Scalar_out, #id ".Scalar", #id "_.Scalar", #id ".Scalar_out")
+OCL_EQUALITY(eq, "a == b", "a.x == b.x && a.y == b.y")
+OCL_EQUALITY(ne, "a != b", "a.x != b.x || a.y != b.y")
 OCL_COMPARISON(lt, "a < b")
 OCL_COMPARISON(le, "a <= b")
 OCL_COMPARISON(gt, "a > b")
 OCL_COMPARISON(ge, "a >= b")
 
 // ---- ternary and clamps ----
-OCL_POINTWISE_STUB(addcmul, addcmul_stub, .expr = "a + p0 * b * c", .ninputs = 3, .params = "T")
-OCL_NATIVE_OP(structured_addcmul_out, "addcmul", "addcmul_", "addcmul.out")
+OCL_POINTWISE_STUB(addcmul, addcmul_stub, .expr = "a + p0 * b * c", .ninputs = 3, .params = "T",
+                   .complex_expr = "a + c_mul(p0, c_mul(b, c))")
+OCL_NATIVE_OP_C(structured_addcmul_out, "addcmul", "addcmul_", "addcmul.out")
 OCL_POINTWISE_STUB(addcdiv, addcdiv_stub, .expr = "a + p0 * (b / c)", .ninputs = 3, .dtypes = kNumbers,
-                   .int_expr = "a + p0 * pw_idiv(b, c)", .params = "T")
-OCL_NATIVE_OP(structured_addcdiv_out, "addcdiv", "addcdiv_", "addcdiv.out")
+                   .int_expr = "a + p0 * pw_idiv(b, c)", .params = "T", .complex_expr = "a + c_mul(p0, c_div(b, c))")
+OCL_NATIVE_OP_C(structured_addcdiv_out, "addcdiv", "addcdiv_", "addcdiv.out")
 // lerp as ATen's: weights below 0.5 start from `a`, the rest from `b`, for accuracy.
 OCL_POINTWISE_STUB(lerp_scalar, lerp_kernel_scalar_weight,
                    .expr = "fabs(p0) < (T)0.5 ? a + p0 * (b - a) : b - (b - a) * ((T)1 - p0)",
@@ -344,35 +359,10 @@ OCL_POINTWISE_STUB(lerp_tensor, lerp_kernel_tensor_weight,
                    .expr = "fabs(c) < (T)0.5 ? a + c * (b - a) : b - (b - a) * ((T)1 - c)",
                    .ninputs = 3, .dtypes = kFloating)
 OCL_NATIVE_OP(structured_lerp_Tensor, "lerp.Tensor", "lerp_.Tensor", "lerp.Tensor_out")
-OCL_POINTWISE_STUB(where, where_kernel, .expr = "a != (T)0 ? b : c", .ninputs = 3, .compute_operand = 0)
-// where of complex values: the same select over their (re, im) pairs as reals.
-namespace {
-Tensor& where_complex_into(const Tensor& out, const Tensor& cond, const Tensor& self, const Tensor& other) {
-  const auto pairs = [&](const Tensor& t) {
-    return at::view_as_real(t.to(out.device(), out.scalar_type()).resolve_conj());
-  };
-  Tensor o = at::view_as_real(out);
-  at::where_out(o, cond.unsqueeze(-1), pairs(self), pairs(other));
-  return const_cast<Tensor&>(out);
-}
-Tensor where_self(const Tensor& cond, const Tensor& self, const Tensor& other) {
-  if (!self.is_complex() && !other.is_complex()) return at::native::where(cond, self, other);
-  const auto dtype = at::result_type(self, other);
-  const auto device = self.device().is_cpu() && self.dim() == 0 ? other.device() : self.device();
-  Tensor out = at::empty(at::infer_size(at::infer_size(cond.sizes(), self.sizes()), other.sizes()),
-                         self.options().dtype(dtype).device(device));
-  return where_complex_into(out, cond, self, other);
-}
-Tensor& where_self_out(const Tensor& cond, const Tensor& self, const Tensor& other, Tensor& out) {
-  if (!self.is_complex() && !other.is_complex() && !out.is_complex())
-    return at::native::where_self_out(cond, self, other, out);
-  Tensor r = where_self(cond, self, other);
-  at::native::resize_output(out, r.sizes());
-  return out.copy_(r);
-}
-}  // namespace
-OCL_DATA_FN("where.self", &where_self)
-OCL_DATA_FN("where.self_out", &where_self_out)
+OCL_POINTWISE_STUB(where, where_kernel, .expr = "a != (T)0 ? b : c", .ninputs = 3, .compute_operand = 0,
+                   .complex_expr = "a.x != (R)0 ? b : c")
+OCL_NATIVE_FN_C("where.self", static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&at::native::where))
+OCL_NATIVE_FN_C("where.self_out", &at::native::where_self_out)
 OCL_POINTWISE_STUB(clamp_scalar, clamp_scalar_stub, .expr = "pw_clamp(a, p0, p1)", .dtypes = kNumbers,
                    .params = "TT")
 OCL_POINTWISE_STUB(clamp_min_scalar, clamp_min_scalar_stub, .expr = "isnan(a) ? a : fmax(a, p0)",
@@ -402,12 +392,13 @@ OCL_POINTWISE_STUB(hardtanh_backward, hardtanh_backward_stub, .expr = "(b <= p0 
                    .ninputs = 2, .dtypes = kNumbers, .params = "TT")
 OCL_NATIVE_FN("hardtanh_backward", &at::native::hardtanh_backward)
 OCL_NATIVE_FN("hardtanh_backward.grad_input", &at::native::hardtanh_backward_out)
+// (complex: the gradient times the conjugate derivative, as the CPU)
 OCL_POINTWISE_STUB(sigmoid_backward, sigmoid_backward_stub, .expr = "a * ((T)1 - b) * b", .ninputs = 2,
-                   .dtypes = kFloating)
-OCL_NATIVE_OP(structured_sigmoid_backward_out, "sigmoid_backward", nullptr, "sigmoid_backward.grad_input")
+                   .dtypes = kFloating, .complex_expr = "c_mul(a, c_conj(c_mul((T)((R)1, (R)0) - b, b)))")
+OCL_NATIVE_OP_C(structured_sigmoid_backward_out, "sigmoid_backward", nullptr, "sigmoid_backward.grad_input")
 OCL_POINTWISE_STUB(tanh_backward, tanh_backward_stub, .expr = "a * ((T)1 - b * b)", .ninputs = 2,
-                   .dtypes = kFloating)
-OCL_NATIVE_OP(structured_tanh_backward_out, "tanh_backward", nullptr, "tanh_backward.grad_input")
+                   .dtypes = kFloating, .complex_expr = "c_mul(a, c_conj((T)((R)1, (R)0) - c_mul(b, b)))")
+OCL_NATIVE_OP_C(structured_tanh_backward_out, "tanh_backward", nullptr, "tanh_backward.grad_input")
 OCL_POINTWISE_STUB(logit_backward, logit_backward_stub, .expr = "pw_logit_backward(a, b, p0)", .ninputs = 2,
                    .dtypes = kFloating, .params = "T")
 OCL_NATIVE_OP(structured_logit_backward_out, "logit_backward", nullptr, "logit_backward.grad_input")
@@ -571,7 +562,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
 // masked_fill_: ATen's impls are CPU/CUDA-only; self = mask ? value : self.
 namespace {
 constexpr PointwiseOp k_masked_fill{.name = "masked_fill", .expr = "b != (T)0 ? p0 : a", .ninputs = 2,
-                                    .params = "T", .compute_operand = 0};
+                                    .params = "T", .compute_operand = 0, .complex_expr = "b.x != (R)0 ? p0 : a"};
 Tensor& masked_fill_scalar(Tensor& self, const Tensor& mask, const Scalar& value) {
   TORCH_CHECK(mask.scalar_type() == at::kBool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
               mask.scalar_type());
@@ -601,9 +592,9 @@ Tensor& masked_fill_tensor(Tensor& self, const Tensor& mask, const Tensor& value
   return masked_fill_scalar(self, mask, value.item());
 }
 }  // namespace
-OCL_DATA_FN("masked_fill_.Scalar", &masked_fill_scalar)
-OCL_DATA_FN("masked_fill_.Tensor", &masked_fill_tensor)
+OCL_NATIVE_FN_C("masked_fill_.Scalar", &masked_fill_scalar)
+OCL_NATIVE_FN_C("masked_fill_.Tensor", &masked_fill_tensor)
 
 // Composites ATen registers per backend (so PrivateUse1 would fall back).
-OCL_NATIVE_FN("isnan", &at::native::isnan)  // self != self
+OCL_NATIVE_FN_C("isnan", &at::native::isnan)  // self != self
 OCL_NATIVE_FN("rsub.Tensor", static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&at::native::rsub))

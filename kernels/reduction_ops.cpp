@@ -68,32 +68,58 @@ constexpr ReduceOp kStdVar{"std_var", "Welford", "(Welford){0, 0, 0}", WELFORD_S
 constexpr ReduceOp kStdVarMean{"std_var_mean", "Welford", "(Welford){0, 0, 0}", WELFORD_STEP, WELFORD_COMBINE,
                                WELFORD_PROJECT, "acc.mean", "FL"};
 // vector norms: p0 = ord (0, 1, 2, +-inf or any p)
+#define NORM_INIT "(isinf(p0) && p0 < 0) ? (ACC)INFINITY : (ACC)0"
+#define NORM_PROJECT "(isinf(p0) || p0 == 0 || p0 == 1) ? acc : (p0 == 2 ? sqrt(acc) : pow(acc, (ACC)1 / (ACC)p0))"
 constexpr ReduceOp kNorm{
-    "norm", "ACC", "(isinf(p0) && p0 < 0) ? (ACC)INFINITY : (ACC)0",
+    "norm", "ACC", NORM_INIT,
     "const ACC a = fabs((ACC)x); "
     "if (isinf(p0)) { if (p0 > 0) { FOLD_MAX(acc, a) } else { FOLD_MIN(acc, a) } } "
     "else if (p0 == 0) acc += a != (ACC)0; else if (p0 == 1) acc += a; else if (p0 == 2) acc += a * a; "
     "else acc += pow(a, (ACC)p0);",
     "if (isinf(p0)) { if (p0 > 0) { FOLD_MAX(acc, other) } else { FOLD_MIN(acc, other) } } else acc += other;",
-    "(isinf(p0) || p0 == 0 || p0 == 1) ? acc : (p0 == 2 ? sqrt(acc) : pow(acc, (ACC)1 / (ACC)p0))", nullptr, "F"};
+    NORM_PROJECT, nullptr, "F"};
+
+// Complex inputs (T = float2 / double2, ACC = R its real type; see
+// kernels/reduce_engine.h). Sums accumulate in T; prod multiplies as complex
+// numbers; the norm folds |x| (NaN-propagating max / min written out, since
+// FOLD_MAX's red_isnan takes a T).
+constexpr ReduceOp kSumComplex{"sum", "T", "(T)(0)", "acc += x;", "acc += other;", "acc"};
+constexpr ReduceOp kMeanComplex{"mean", "T", "(T)(0)", "acc += x;", "acc += other;", "acc * p0", nullptr, "F"};
+constexpr ReduceOp kProdComplex{"prod", "T", "(T)((R)1, (R)0)", "acc = c_mul(acc, x);", "acc = c_mul(acc, other);", "acc"};
+constexpr ReduceOp kAllComplex{"all", "ACC", "(ACC)1", "acc = (acc != (ACC)0 && (x.x != (R)0 || x.y != (R)0)) ? (ACC)1 : (ACC)0;",
+                               "acc = (acc != (ACC)0 && other != (ACC)0) ? (ACC)1 : (ACC)0;", "acc"};
+constexpr ReduceOp kAnyComplex{"any", "ACC", "(ACC)0", "acc = (acc != (ACC)0 || x.x != (R)0 || x.y != (R)0) ? (ACC)1 : (ACC)0;",
+                               "acc = (acc != (ACC)0 || other != (ACC)0) ? (ACC)1 : (ACC)0;", "acc"};
+#define NORM_FOLD_EXTREME(v)                                                            \
+  "if (isinf(p0)) { if (isnan(" v ") || isnan(acc)) acc = (ACC)NAN; "                   \
+  "else if (p0 > 0 ? " v " > acc : " v " < acc) acc = " v "; } "
+constexpr ReduceOp kNormComplex{
+    "norm", "ACC", NORM_INIT,
+    "const ACC a = c_abs(x); " NORM_FOLD_EXTREME("a")
+    "else if (p0 == 0) acc += a != (ACC)0; else if (p0 == 1) acc += a; else if (p0 == 2) acc += a * a; "
+    "else acc += pow(a, (ACC)p0);",
+    NORM_FOLD_EXTREME("other") "else acc += other;", NORM_PROJECT, nullptr, "F"};
+bool complex_input(const at::TensorIteratorBase& iter) { return c10::isComplexType(iter.input_dtype()); }
 
 // ---- DispatchStub kernels ----
-void sum_reduce(at::TensorIterator& iter) { run_reduction(iter, kSum); }
+void sum_reduce(at::TensorIterator& iter) { run_reduction(iter, complex_input(iter) ? kSumComplex : kSum); }
 void nansum_reduce(at::TensorIterator& iter) { run_reduction(iter, kNansum); }
-void prod_reduce(at::TensorIterator& iter) { run_reduction(iter, kProd); }
+void prod_reduce(at::TensorIterator& iter) { run_reduction(iter, complex_input(iter) ? kProdComplex : kProd); }
 void mean_reduce(at::TensorIterator& iter) {
-  run_reduction(iter, kMean, {static_cast<double>(iter.num_output_elements()) / static_cast<double>(iter.numel())});
+  run_reduction(iter, complex_input(iter) ? kMeanComplex : kMean, {static_cast<double>(iter.num_output_elements()) / static_cast<double>(iter.numel())});
 }
 void max_values_reduce(at::TensorIterator& iter) { run_reduction(iter, kMax); }
 void min_values_reduce(at::TensorIterator& iter) { run_reduction(iter, kMin); }
-void and_reduce(at::TensorIterator& iter) { run_reduction(iter, kAll); }
-void or_reduce(at::TensorIterator& iter) { run_reduction(iter, kAny); }
+void and_reduce(at::TensorIterator& iter) { run_reduction(iter, complex_input(iter) ? kAllComplex : kAll); }
+void or_reduce(at::TensorIterator& iter) { run_reduction(iter, complex_input(iter) ? kAnyComplex : kAny); }
 void argmax_reduce(at::TensorIterator& iter) { run_reduction(iter, kArgmax); }
 void argmin_reduce(at::TensorIterator& iter) { run_reduction(iter, kArgmin); }
 void std_var_reduce(at::TensorIterator& iter, double correction, bool take_sqrt) {
   run_reduction(iter, iter.noutputs() == 2 ? kStdVarMean : kStdVar, {correction, take_sqrt});
 }
-void norm_reduce(at::TensorIterator& iter, const c10::Scalar& ord) { run_reduction(iter, kNorm, {ord.toDouble()}); }
+void norm_reduce(at::TensorIterator& iter, const c10::Scalar& ord) {
+  run_reduction(iter, complex_input(iter) ? kNormComplex : kNorm, {ord.toDouble()});
+}
 void max_reduce(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim, bool keepdim) {
   auto iter = at::native::make_reduction("max", const_cast<Tensor&>(values), const_cast<Tensor&>(indices), self,
                                          dim, keepdim, self.scalar_type(), at::kLong);
@@ -177,32 +203,32 @@ REGISTER_PRIVATEUSE1_DISPATCH(aminmax_stub, &aminmax_reduce)
 REGISTER_PRIVATEUSE1_DISPATCH(aminmax_allreduce_stub, &aminmax_all_reduce)
 }  // namespace at::native
 
-OCL_NATIVE_OP(structured_sum_out, "sum.dim_IntList", nullptr, "sum.IntList_out")
-OCL_NATIVE_OP(structured_mean_out, "mean.dim", nullptr, "mean.out")
-OCL_NATIVE_OP(structured_prod_out, "prod.dim_int", nullptr, "prod.int_out")
-OCL_NATIVE_FN("prod", &at::native::prod)
+OCL_NATIVE_OP_C(structured_sum_out, "sum.dim_IntList", nullptr, "sum.IntList_out")
+OCL_NATIVE_OP_C(structured_mean_out, "mean.dim", nullptr, "mean.out")
+OCL_NATIVE_OP_C(structured_prod_out, "prod.dim_int", nullptr, "prod.int_out")
+OCL_NATIVE_FN_C("prod", &at::native::prod)
 OCL_NATIVE_FN("nansum", &at::native::nansum)
 OCL_NATIVE_FN("nansum.out", &at::native::nansum_out)
 OCL_NATIVE_OP(structured_amax_out, "amax", nullptr, "amax.out")
 OCL_NATIVE_OP(structured_amin_out, "amin", nullptr, "amin.out")
 OCL_NATIVE_OP(structured_argmax_out, "argmax", nullptr, "argmax.out")
 OCL_NATIVE_OP(structured_argmin_out, "argmin", nullptr, "argmin.out")
-OCL_NATIVE_OP(structured_all_out, "all.dim", nullptr, "all.out")
-OCL_NATIVE_OP(structured_all_dims_out, "all.dims", nullptr, "all.dims_out")
-OCL_NATIVE_OP(structured_all_all_out, "all", nullptr, "all.all_out")
-OCL_NATIVE_OP(structured_any_out, "any.dim", nullptr, "any.out")
-OCL_NATIVE_OP(structured_any_dims_out, "any.dims", nullptr, "any.dims_out")
-OCL_NATIVE_OP(structured_any_all_out, "any", nullptr, "any.all_out")
-OCL_NATIVE_OP(structured_norm_out, "norm.ScalarOpt_dim", nullptr, "norm.out")
-OCL_NATIVE_OP(structured_norm_dtype_out, "norm.ScalarOpt_dim_dtype", nullptr, "norm.dtype_out")
-OCL_NATIVE_OP(structured_linalg_vector_norm_out, "linalg_vector_norm", nullptr, "linalg_vector_norm.out")
+OCL_NATIVE_OP_C(structured_all_out, "all.dim", nullptr, "all.out")
+OCL_NATIVE_OP_C(structured_all_dims_out, "all.dims", nullptr, "all.dims_out")
+OCL_NATIVE_OP_C(structured_all_all_out, "all", nullptr, "all.all_out")
+OCL_NATIVE_OP_C(structured_any_out, "any.dim", nullptr, "any.out")
+OCL_NATIVE_OP_C(structured_any_dims_out, "any.dims", nullptr, "any.dims_out")
+OCL_NATIVE_OP_C(structured_any_all_out, "any", nullptr, "any.all_out")
+OCL_NATIVE_OP_C(structured_norm_out, "norm.ScalarOpt_dim", nullptr, "norm.out")
+OCL_NATIVE_OP_C(structured_norm_dtype_out, "norm.ScalarOpt_dim_dtype", nullptr, "norm.dtype_out")
+OCL_NATIVE_OP_C(structured_linalg_vector_norm_out, "linalg_vector_norm", nullptr, "linalg_vector_norm.out")
 OCL_NATIVE_FN("std.correction", static_cast<Tensor (*)(const Tensor&, at::OptionalIntArrayRef, const std::optional<at::Scalar>&, bool)>(&at::native::std))
 OCL_NATIVE_FN("std.correction_out", static_cast<Tensor& (*)(const Tensor&, at::OptionalIntArrayRef, const std::optional<at::Scalar>&, bool, Tensor&)>(&at::native::std_out))
 OCL_NATIVE_FN("var.correction", static_cast<Tensor (*)(const Tensor&, at::OptionalIntArrayRef, const std::optional<at::Scalar>&, bool)>(&at::native::var))
 OCL_NATIVE_FN("var.correction_out", static_cast<Tensor& (*)(const Tensor&, at::OptionalIntArrayRef, const std::optional<at::Scalar>&, bool, Tensor&)>(&at::native::var_out))
 OCL_NATIVE_FN("std_mean.correction", static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, at::OptionalIntArrayRef, const std::optional<at::Scalar>&, bool)>(&at::native::std_mean))
 OCL_NATIVE_FN("var_mean.correction", static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, at::OptionalIntArrayRef, const std::optional<at::Scalar>&, bool)>(&at::native::var_mean))
-OCL_NATIVE_FN("count_nonzero.dim_IntList", &at::native::count_nonzero_cuda)  // (self != 0).sum(dims): device-generic
+OCL_NATIVE_FN_C("count_nonzero.dim_IntList", &at::native::count_nonzero_cuda)  // (self != 0).sum(dims): device-generic
 OCL_NATIVE_FN("max", static_cast<Tensor (*)(const Tensor&)>(&at::native::max))
 OCL_NATIVE_FN("max.unary_out", &at::native::max_unary_out)
 OCL_NATIVE_FN("min", static_cast<Tensor (*)(const Tensor&)>(&at::native::min))

@@ -129,7 +129,7 @@ REGISTER_PRIVATEUSE1_DISPATCH(cumprod_stub, &::torch_ocl::cumprod_kernel)
 REGISTER_PRIVATEUSE1_DISPATCH(logcumsumexp_stub, &::torch_ocl::logcumsumexp_kernel)
 }  // namespace at::native
 
-OCL_DATA_OP(structured_cumsum_out, "cumsum", "cumsum_", "cumsum.out")  // complex too
+OCL_NATIVE_OP_C(structured_cumsum_out, "cumsum", "cumsum_", "cumsum.out")  // complex too
 OCL_NATIVE_OP(structured_cumprod_out, "cumprod", "cumprod_", "cumprod.out")
 OCL_NATIVE_FN("_logcumsumexp", &at::native::_logcumsumexp_cpu)
 OCL_NATIVE_FN("_logcumsumexp.out", &at::native::_logcumsumexp_out_cpu)

@@ -118,13 +118,13 @@ REGISTER_PRIVATEUSE1_DISPATCH(scatter_scalar_reduce_stub, &torch_ocl::scatter_sc
 REGISTER_PRIVATEUSE1_DISPATCH(scatter_reduce_two_stub, &torch_ocl::scatter_reduce_two_kernel)
 }  // namespace at::native
 
-// Copies (and scatter_add's sum) take complex too (KernelGate::kData).
-OCL_DATA_OP(structured_gather_out, "gather", nullptr, "gather.out")
-OCL_DATA_OP(structured_scatter_src_out, "scatter.src", "scatter_.src", "scatter.src_out")
-OCL_DATA_OP(structured_scatter_value_out, "scatter.value", "scatter_.value", "scatter.value_out")
+// Copies (and scatter_add's sum) take complex too (KernelGate::kComplex).
+OCL_NATIVE_OP_C(structured_gather_out, "gather", nullptr, "gather.out")
+OCL_NATIVE_OP_C(structured_scatter_src_out, "scatter.src", "scatter_.src", "scatter.src_out")
+OCL_NATIVE_OP_C(structured_scatter_value_out, "scatter.value", "scatter_.value", "scatter.value_out")
 OCL_NATIVE_OP(structured_scatter_reduce_out, "scatter.reduce", "scatter_.reduce", "scatter.reduce_out")
 OCL_NATIVE_OP(structured_scatter_value_reduce_out, "scatter.value_reduce", "scatter_.value_reduce",
               "scatter.value_reduce_out")
-OCL_DATA_OP(structured_scatter_add, "scatter_add", "scatter_add_", "scatter_add.out")
+OCL_NATIVE_OP_C(structured_scatter_add, "scatter_add", "scatter_add_", "scatter_add.out")
 OCL_NATIVE_OP(structured_scatter_reduce_two, "scatter_reduce.two", "scatter_reduce_.two",
               "scatter_reduce.two_out")

@@ -123,9 +123,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("cat", TORCH_FN(cat));
   m.impl("cat.out", TORCH_FN(cat_out));
   register_structured<at::meta::structured_tril, &triangle_impl<false>, int64_t>(m, "tril", "tril_", "tril.out",
-                                                                                 KernelGate::kData);
+                                                                                 KernelGate::kComplex);
   register_structured<at::meta::structured_triu, &triangle_impl<true>, int64_t>(m, "triu", "triu_", "triu.out",
-                                                                                KernelGate::kData);
+                                                                                KernelGate::kComplex);
 }
 
 }  // namespace torch_ocl
@@ -135,6 +135,6 @@ REGISTER_PRIVATEUSE1_DISPATCH(flip_stub, &::torch_ocl::flip_kernel)
 }  // namespace at::native
 
 // Data movement: complex too (kernels over raw element bits).
-OCL_DATA_FN("flip", &at::native::flip)
+OCL_NATIVE_FN_C("flip", &at::native::flip)
 // ATen's CPU roll: narrow + cat per rolled dim (all native here).
-OCL_DATA_FN("roll", &at::native::roll)
+OCL_NATIVE_FN_C("roll", &at::native::roll)

@@ -20,10 +20,11 @@
 
 namespace torch_ocl {
 
-// Which dtypes an op's kernels take: kCompute, those with arithmetic
-// (has_kernels); kData, ops that only move elements (gather, index, flip,
-// tril, ...): those and complex64/complex128 (has_data_kernels).
-enum class KernelGate { kCompute, kData };
+// Which dtypes an op's kernels take: kReal, the real and bool dtypes
+// (has_kernels); kComplex, those and complex64/complex128 (has_data_kernels):
+// ops that only move elements (gather, index, flip, tril, ...) and ops whose
+// pointwise rows have a complex_expr.
+enum class KernelGate { kReal, kComplex };
 
 // True when an argument is a tensor of a dtype the kernels do not handle
 // (complex for compute ops, float8, ...): such calls go to the fallback.
@@ -32,7 +33,7 @@ bool lacks_kernels(KernelGate gate, const T& arg) {
   using D = std::decay_t<T>;
   if constexpr (std::is_same_v<D, at::Tensor>) {
     if (!arg.defined()) return false;
-    return gate == KernelGate::kData ? !has_data_kernels(arg.scalar_type()) : !has_kernels(arg.scalar_type());
+    return gate == KernelGate::kComplex ? !has_data_kernels(arg.scalar_type()) : !has_kernels(arg.scalar_type());
   } else if constexpr (std::is_same_v<D, std::optional<at::Tensor>>) {
     return arg && lacks_kernels(gate, *arg);
   } else {
@@ -132,7 +133,7 @@ struct StructuredOp {
     return n;
   }
   static KernelGate& gate() {
-    static KernelGate g = KernelGate::kCompute;
+    static KernelGate g = KernelGate::kReal;
     return g;
   }
 
@@ -169,7 +170,7 @@ struct StructuredOp {
 // Registers whichever of the three names is not nullptr.
 template <class Meta, auto Impl, class... Rest>
 void register_structured(torch::Library& m, const char* functional, const char* inplace,
-                         const char* out, KernelGate gate = KernelGate::kCompute) {
+                         const char* out, KernelGate gate = KernelGate::kReal) {
   using Op = StructuredOp<Meta, Impl, Rest...>;
   auto qualified = [](const char* name) { return name ? std::string("aten::") + name : std::string(); };
   Op::names() = {qualified(functional), qualified(inplace), qualified(out)};
@@ -191,7 +192,7 @@ struct StructuredOp2 {
     return n;
   }
   static Pair functional(const at::Tensor& self, Rest... rest) {
-    if (any_lacks_kernels(KernelGate::kCompute, self, rest...)) {
+    if (any_lacks_kernels(KernelGate::kReal, self, rest...)) {
       auto s = run_fallback(names()[0], c10::impl::boxArgs<const at::Tensor&, Rest...>(self, rest...));
       return {s[0].toTensor(), s[1].toTensor()};
     }
@@ -201,7 +202,7 @@ struct StructuredOp2 {
     return {std::move(op.outputs[0]), std::move(op.outputs[1])};
   }
   static RefPair out(const at::Tensor& self, Rest... rest, at::Tensor& out0, at::Tensor& out1) {
-    if (any_lacks_kernels(KernelGate::kCompute, self, rest..., out0, out1)) {
+    if (any_lacks_kernels(KernelGate::kReal, self, rest..., out0, out1)) {
       run_fallback(names()[1], c10::impl::boxArgs<const at::Tensor&, Rest..., at::Tensor&, at::Tensor&>(
                                    self, rest..., out0, out1));
       return {out0, out1};
@@ -241,7 +242,7 @@ struct NativeMeta<R (C::*)(const at::Tensor&, Rest...)> {
 };
 template <class Native>
 void register_native(torch::Library& m, const char* functional, const char* inplace, const char* out,
-                     KernelGate gate = KernelGate::kCompute) {
+                     KernelGate gate = KernelGate::kReal) {
   NativeMeta<decltype(&Native::meta)>::template reg<Native>(m, functional, inplace, out, gate);
 }
 
