@@ -127,7 +127,7 @@ def test_fallback_error_mode_env(run_python):
         print("mode:", torch.ocl.get_fallback_mode())
         x = torch.ones(4, device="ocl")
         try:
-            torch.cumsum(x.to(torch.complex64), 0)  # complex cumsum: the CPU fallback
+            torch.asin(x.to(torch.complex64))  # complex asin: the CPU fallback
             print("no error")
         except RuntimeError as e:
             print("RuntimeError:", str(e).splitlines()[0])
@@ -138,14 +138,14 @@ def test_fallback_error_mode_env(run_python):
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = proc.stdout.strip().splitlines()
     assert lines[0] == "mode: error"
-    assert lines[1].startswith("RuntimeError:") and "aten::cumsum" in lines[1], lines[1]
+    assert lines[1].startswith("RuntimeError:") and "aten::asin" in lines[1], lines[1]
     assert lines[2] == "native still works: 8.0"
 
 
 def test_fallback_error_mode_context(strict):
     assert torch.ocl.get_fallback_mode() == "error"
-    with pytest.raises(RuntimeError, match="aten::cumsum"):
-        torch.cumsum(torch.ones(3, device="ocl", dtype=torch.complex64), 0)
+    with pytest.raises(RuntimeError, match="aten::asin"):
+        torch.asin(torch.ones(3, device="ocl", dtype=torch.complex64))
 
 
 def test_fallback_mode_invalid_name():
@@ -161,18 +161,18 @@ def test_fallback_warn_mode_warns_once_counts_all(run_python):
         import warnings
         import torch, torch_ocl
         print("mode:", torch.ocl.get_fallback_mode())
-        x = torch.arange(5.0).to(torch.complex64).to("ocl")  # complex scans: the CPU fallback
+        x = torch.arange(5.0).to(torch.complex64).to("ocl")  # complex asin and cumprod: the CPU fallback
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            results = [torch.cumsum(x, 0) for _ in range(3)]
+            results = [torch.asin(x) for _ in range(3)]
             torch.cumprod(x, 0)
             torch.cumprod(x, 0)
-        print("cumsum warnings:", sum("cumsum" in str(w.message) for w in caught))
+        print("asin warnings:", sum("asin" in str(w.message) for w in caught))
         print("cumprod warnings:", sum("cumprod" in str(w.message) for w in caught))
         stats = torch.ocl.fallback_stats()
-        print("cumsum calls:", sum(v for k, v in stats.items() if k.startswith("aten::cumsum")))
+        print("asin calls:", sum(v for k, v in stats.items() if k.startswith("aten::asin")))
         print("cumprod calls:", sum(v for k, v in stats.items() if k.startswith("aten::cumprod")))
-        print("correct:", all(torch.equal(r.cpu(), torch.arange(5.0).to(torch.complex64).cumsum(0)) for r in results))
+        print("correct:", all(torch.equal(r.cpu(), torch.arange(5.0).to(torch.complex64).asin()) for r in results))
         torch.ocl.reset_fallback_stats()
         print("after reset:", torch.ocl.fallback_stats())
         """
@@ -182,9 +182,9 @@ def test_fallback_warn_mode_warns_once_counts_all(run_python):
     out = proc.stdout.strip().splitlines()
     assert out == [
         "mode: warn",
-        "cumsum warnings: 1",
+        "asin warnings: 1",
         "cumprod warnings: 1",
-        "cumsum calls: 3",
+        "asin calls: 3",
         "cumprod calls: 2",
         "correct: True",
         "after reset: {}",
@@ -193,13 +193,13 @@ def test_fallback_warn_mode_warns_once_counts_all(run_python):
 
 def test_fallback_stats_in_process(fallback_stats):
     x = torch.arange(6.0).to("ocl")
-    xc = x.to(torch.complex64)  # complex cumsum: the CPU fallback
+    xc = x.to(torch.complex64)  # complex asin: the CPU fallback
     with torch.ocl.fallback_mode("silent"):
         for _ in range(4):
-            r = torch.cumsum(xc, 0)
-    assert torch.equal(r.cpu(), torch.arange(6.0).to(torch.complex64).cumsum(0))
+            r = torch.asin(xc)
+    assert torch.equal(r.cpu(), torch.arange(6.0).to(torch.complex64).asin())
     stats = fallback_stats()
-    assert sum(v for k, v in stats.items() if k.startswith("aten::cumsum")) == 4, stats
+    assert sum(v for k, v in stats.items() if k.startswith("aten::asin")) == 4, stats
     assert all(k.startswith("aten::") for k in stats), stats
     torch.ocl.reset_fallback_stats()
     assert torch.ocl.fallback_stats() == {}
