@@ -117,10 +117,10 @@ def worker(backend, loop_s, out_path):
         dev = "ocl"
     elif backend == "peer":
         import pytorch_ocl  # noqa: F401
-        dev = "ocl"
+        dev = "ocl:0"  # the peer fails on an index-less device ("ocl" is index -1 there)
     else:
         dev = "cpu"
-    if dev == "ocl":
+    if dev.startswith("ocl"):
         def sync():
             torch.ocl.synchronize()
         try:
