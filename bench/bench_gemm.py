@@ -21,7 +21,8 @@ import json
 import os
 import subprocess
 import sys
-import time
+
+from timing import best_time
 
 MLP = [(1024, 1024, 1024), (512, 512, 512), (4096, 256, 256), (4096, 64, 256), (4096, 256, 8)]
 SQUARES = [64, 128, 256, 512, 1024, 2048]
@@ -60,24 +61,6 @@ def shapes(quick):
     return mm, BMM
 
 
-def best_time(fn, sync, loop_s):
-    fn()
-    sync()
-    t0 = time.perf_counter()
-    fn()
-    sync()
-    one = max(time.perf_counter() - t0, 1e-6)
-    iters = max(1, int(loop_s / one))
-    best = float("inf")
-    for _ in range(3):
-        t0 = time.perf_counter()
-        for _ in range(iters):
-            fn()
-        sync()
-        best = min(best, (time.perf_counter() - t0) / iters)
-    return best, iters
-
-
 def worker(mode, quick, loop_s, conv_batch):
     import torch
     import torch_ocl  # noqa: F401
@@ -91,14 +74,14 @@ def worker(mode, quick, loop_s, conv_batch):
         out["tuning"] = _C.device_properties(0)["blas_tuning"]
         for m, k, n in mm:
             a, b = torch.randn(m, k, device=dev), torch.randn(k, n, device=dev)
-            t, iters = best_time(lambda: torch.mm(a, b), torch.ocl.synchronize, loop_s)
+            t, _, iters = best_time(lambda: torch.mm(a, b), torch.ocl.synchronize, loop_s)
             out["mm"][f"{m}x{k}x{n}"] = t
             if mode != "own":  # the raw call, in the same loop length
                 out["raw"][f"{m}x{k}x{n}"] = min(_bench.clblast_sgemm_seconds(0, m, n, k, iters) for _ in range(3))
             print(f"  [{mode}] mm {m}x{k}x{n}: {t * 1e3:.2f} ms", file=sys.stderr, flush=True)
         for bs, m, k, n in bmm:
             a, b = torch.randn(bs, m, k, device=dev), torch.randn(bs, k, n, device=dev)
-            t, _ = best_time(lambda: torch.bmm(a, b), torch.ocl.synchronize, loop_s)
+            t = best_time(lambda: torch.bmm(a, b), torch.ocl.synchronize, loop_s).wall
             out["bmm"][f"{bs}x{m}x{k}x{n}"] = t
         out["conv"] = bench_conv(dev, conv_batch, loop_s, torch.ocl.synchronize) if conv_batch else {}
     assert not torch.ocl.fallback_stats(), torch.ocl.fallback_stats()

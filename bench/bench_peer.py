@@ -32,8 +32,9 @@ import json
 import os
 import subprocess
 import sys
-import time
 import warnings
+
+from timing import best_time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -44,26 +45,6 @@ TRAIN = ["mlp 64-256-256-8 b4096", "demo cnn b64", "resnet18 w4 b8"]
 
 
 # ----------------------------------------------------------------------------------------- worker
-
-def best_time(fn, sync, loop_s):
-    fn()
-    sync()
-    t0 = time.perf_counter()
-    fn()
-    sync()
-    one = max(time.perf_counter() - t0, 1e-6)
-    iters = max(1, int(loop_s / one))
-    best, best_cpu = float("inf"), float("inf")
-    for _ in range(3):
-        sync()
-        t0, c0 = time.perf_counter(), time.process_time()
-        for _ in range(iters):
-            fn()
-        sync()
-        best = min(best, (time.perf_counter() - t0) / iters)
-        best_cpu = min(best_cpu, (time.process_time() - c0) / iters)
-    return best, best_cpu
-
 
 def demo_cnn(classes=8):
     """The layers of examples/demo.py's make_model (that file imports torch_ocl, so it is not
@@ -170,7 +151,7 @@ def worker(backend, loop_s, out_path):
         "sum 1M": (lambda: a1.sum(), 4 * small),
     }
     for key, (fn, nbytes) in cases.items():
-        record("elementwise", key, lambda: tuple(nbytes / t / 1e9 for t in best_time(fn, sync, loop_s)))
+        record("elementwise", key, lambda: tuple(nbytes / t / 1e9 for t in best_time(fn, sync, loop_s)[:2]))
     # correctness of the values (cheap): the same inputs on the CPU
     checks = {}
     checks["add"] = float(((a1 + b1).cpu() - (a1.cpu() + b1.cpu())).abs().max())
@@ -183,7 +164,7 @@ def worker(backend, loop_s, out_path):
         A, B = torch.randn(m, k, device=dev), torch.randn(k, n, device=dev)
         key = f"mm {m}x{k}x{n}"
         record("mm", key, lambda: tuple(2 * m * n * k / t / 1e9 for t in best_time(lambda: torch.mm(A, B), sync,
-                                                                                     loop_s)))
+                                                                                     loop_s)[:2]))
         try:
             ref = A.cpu() @ B.cpu()
             checks[key + " rel"] = float((torch.mm(A, B).cpu() - ref).abs().max() / ref.abs().max())
@@ -212,7 +193,7 @@ def worker(backend, loop_s, out_path):
                 checks[name + " loss0"] = float(F.cross_entropy(model(xd), yd).cpu())
             for mod in drops:
                 mod.train()
-            return tuple(1e3 * t for t in best_time(step, sync, loop_s))
+            return tuple(1e3 * t for t in best_time(step, sync, loop_s)[:2])
         record("train", name, run)
     res["checks"] = checks
     with open(out_path, "w") as f:

@@ -13,28 +13,11 @@ is slower). The ocl results are compared with the CPU's before timing.
 import argparse
 import json
 import os
-import time
 
 import torch
 import torch_ocl
 
-
-def best_of(fn, sync, loops=3, target=0.5):
-    fn()
-    sync()
-    t0 = time.perf_counter()
-    fn()
-    sync()
-    one = max(time.perf_counter() - t0, 1e-6)
-    reps = max(1, min(50, int(target / one)))
-    best = float("inf")
-    for _ in range(loops):
-        t0 = time.perf_counter()
-        for _ in range(reps):
-            fn()
-        sync()
-        best = min(best, (time.perf_counter() - t0) / reps)
-    return best
+from timing import best_time
 
 
 def main():
@@ -59,8 +42,8 @@ def main():
         with torch.ocl.fallback_mode("error"):
             ov = fn(xo)[0].cpu()
             assert torch.equal(ov, fn(x)[0]), name
-            t_ocl = best_of(lambda: fn(xo), torch.ocl.synchronize)
-        t_cpu = best_of(lambda: fn(x), lambda: None)
+            t_ocl = best_time(lambda: fn(xo), torch.ocl.synchronize, max_iters=50).wall
+        t_cpu = best_time(lambda: fn(x), lambda: None, max_iters=50).wall
         results.append({"op": name, "n": args.n, "ocl_s": t_ocl, "cpu_s": t_cpu, "ratio": t_ocl / t_cpu})
         print(f"{name:28} {t_ocl * 1e3:10.2f} {t_cpu * 1e3:10.2f} {t_ocl / t_cpu:9.2f}")
     assert not torch.ocl.fallback_stats(), torch.ocl.fallback_stats()

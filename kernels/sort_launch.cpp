@@ -136,6 +136,15 @@ SortScratch sort_slices(const at::Tensor& values, const at::Tensor& indices, con
   const auto opts = self.options().dtype(at::kLong);
   const int64_t kk = std::min(limit, n);
   const int64_t chunk = select_chunk(kk);
+  // (key, index) pairs of every row into scratch slices of s.P elements.
+  const auto encode = [&] {
+    s.keys = at::empty({s.rows * s.P}, opts);
+    s.indices = at::empty({s.rows * s.P}, opts);
+    Launch l(device, "sort", typed_preamble(dtype), "sort_encode");
+    l.value(sl.ix).value<int64_t>(s.rows).value<int64_t>(n).value<int64_t>(s.P).value<int64_t>(self.stride(dim))
+        .value<int64_t>(descending ? 1 : 0).device_pointer(sl.base[1]).tensor(s.keys).tensor(s.indices);
+    l.run(grid(s.rows * s.P));
+  };
   if (kk <= kSelectMax && n >= 2 * chunk) {
     // Fused encode + first selection round: kk candidates per chunk.
     const int64_t nchunks = (n + chunk - 1) / chunk;
@@ -151,21 +160,11 @@ SortScratch sort_slices(const at::Tensor& values, const at::Tensor& indices, con
              s.rows * n < (int64_t{1} << 32)) {
     // Full sort of long rows: radix, the scratch slices unpadded (P = n).
     s.P = n;
-    s.keys = at::empty({s.rows * s.P}, opts);
-    s.indices = at::empty({s.rows * s.P}, opts);
-    Launch l(device, "sort", typed_preamble(dtype), "sort_encode");
-    l.value(sl.ix).value<int64_t>(s.rows).value<int64_t>(n).value<int64_t>(s.P).value<int64_t>(self.stride(dim))
-        .value<int64_t>(descending ? 1 : 0).device_pointer(sl.base[1]).tensor(s.keys).tensor(s.indices);
-    l.run(grid(s.rows * s.P));
+    encode();
     radix_sort(device, s, n, dtype);
     return s;
   } else {
-    s.keys = at::empty({s.rows * s.P}, opts);
-    s.indices = at::empty({s.rows * s.P}, opts);
-    Launch l(device, "sort", typed_preamble(dtype), "sort_encode");
-    l.value(sl.ix).value<int64_t>(s.rows).value<int64_t>(n).value<int64_t>(s.P).value<int64_t>(self.stride(dim))
-        .value<int64_t>(descending ? 1 : 0).device_pointer(sl.base[1]).tensor(s.keys).tensor(s.indices);
-    l.run(grid(s.rows * s.P));
+    encode();
   }
   const size_t L = block_local(device);
   const int64_t C = 2 * static_cast<int64_t>(L);
