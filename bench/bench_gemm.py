@@ -169,10 +169,37 @@ def main():
     print("\nown: torch op with the own tiled kernel (plain configuration); ocl def / ocl tuned: the torch op "
           "through CLBlast (TORCH_OCL_OWN_GEMM=0) with default / tuned parameters; raw: a direct CLBlast Gemm. "
           f"conv rows: conv2d forward + backward at batch {args.conv_batch}, GFLOP/s of the three convolutions.")
+    if args.conv_batch:
+        rows += convgemm_rows(args, best_time)
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"rows": rows, "tuning": res["tuned"]["tuning"]}, fh, indent=1)
+
+
+def convgemm_rows(args, best_time):
+    """conv2d forward alone: torch_ocl (im2col + GEMM, this process: the own
+    kernel on CPU devices) against CLBlast's Convgemm (its im2col inside,
+    default parameters) on plain buffers."""
+    import torch
+    import torch.nn.functional as F
+    from torch_ocl import _bench
+
+    print(f"\nconv2d forward at batch {args.conv_batch}, GFLOP/s: torch_ocl F.conv2d vs CLBlast Convgemm (raw)")
+    print(f"{'shape':24} {'ocl':>8} {'convgemm':>9} {'ocl/convgemm':>13}")
+    rows = []
+    for name, cin, cout, hw, k, stride in CONV:
+        flops = conv_flops(args.conv_batch, cin, cout, hw, k, stride) / 3  # forward only
+        x = torch.randn(args.conv_batch, cin, hw, hw, device="ocl")
+        w = torch.randn(cout, cin, k, k, device="ocl")
+        t_ocl = best_time(lambda: F.conv2d(x, w, stride=stride, padding=k // 2), torch.ocl.synchronize,
+                          args.loop_s).wall
+        t_raw = _bench.clblast_convgemm_seconds(0, cin, hw, k, stride, cout, args.conv_batch, 5)
+        row = {"op": "conv_fwd", "shape": name, "batch": args.conv_batch, "ocl": flops / t_ocl / 1e9,
+               "convgemm": flops / t_raw / 1e9}
+        rows.append(row)
+        print(f"{name:24} {row['ocl']:8.1f} {row['convgemm']:9.1f} {row['ocl'] / row['convgemm']:13.2f}")
+    return rows
 
 
 if __name__ == "__main__":

@@ -65,6 +65,24 @@ double clblast_sgemm_seconds(int device, size_t m, size_t n, size_t k, int iters
   });
 }
 
+// CLBlast's batched convolution as GEMM (its own im2col inside), NCHW,
+// square images and kernels, padding k/2: the alternative to torch_ocl's
+// im2col + GEMM for a conv2d forward.
+double clblast_convgemm_seconds(int device, size_t channels, size_t hw, size_t k, size_t stride,
+                                size_t num_kernels, size_t batch, int iters) {
+  const DeviceInfo& d = device_info(static_cast<c10::DeviceIndex>(device));
+  Buffers b(d);
+  const size_t pad = k / 2, out_hw = (hw + 2 * pad - k) / stride + 1;
+  cl_mem im = b.add(d, batch * channels * hw * hw * 4), w = b.add(d, num_kernels * channels * k * k * 4),
+         out = b.add(d, batch * num_kernels * out_hw * out_hw * 4);
+  return seconds_per_call(b.queue, iters, [&] {
+    auto s = clblast::Convgemm<float>(clblast::KernelMode::kCrossCorrelation, channels, hw, hw, k, k, pad, pad,
+                                      stride, stride, 1, 1, num_kernels, batch, im, 0, w, 0, out, 0, &b.queue,
+                                      nullptr);
+    TORCH_CHECK(s == clblast::StatusCode::kSuccess, "CLBlast Convgemm failed: ", static_cast<int>(s));
+  });
+}
+
 double copy_buffer_seconds(int device, size_t bytes, int iters) {
   const DeviceInfo& d = device_info(static_cast<c10::DeviceIndex>(device));
   Buffers b(d);
@@ -188,6 +206,8 @@ std::vector<std::string> copy_kernel_variants() {
 
 PYBIND11_MODULE(_bench, m) {
   m.def("clblast_sgemm_seconds", &clblast_sgemm_seconds, "seconds per direct CLBlast SGEMM call");
+  m.def("clblast_convgemm_seconds", &clblast_convgemm_seconds,
+        "seconds per direct CLBlast Convgemm call (conv2d forward, NCHW, padding k/2)");
   m.def("copy_buffer_seconds", &copy_buffer_seconds, "seconds per clEnqueueCopyBuffer call");
   m.def("copy_kernel_seconds", &copy_kernel_seconds,
         "seconds per launch of a raw OpenCL copy kernel variant (bytes: multiple of 16)");
