@@ -94,6 +94,18 @@ std::mutex kernels_mutex;
 
 const ClType& cl_type(c10::ScalarType dtype) { return type_info(dtype); }
 
+bool is_complex_kernel_dtype(c10::ScalarType dtype) {
+  return dtype == c10::kComplexFloat || dtype == c10::kComplexDouble;
+}
+
+const ClType& engine_type(c10::ScalarType dtype) {
+  static const ClType c64{"float", "float2", "float", "vload2((i), (p))", "vstore2(convert_float2(v), (i), (p))", true};
+  static const ClType c128{"double", "double2", "double", "vload2((i), (p))", "vstore2(convert_double2(v), (i), (p))", true};
+  if (dtype == c10::kComplexFloat) return c64;
+  if (dtype == c10::kComplexDouble) return c128;
+  return cl_type(dtype);
+}
+
 CachedKernel& cached_kernel(c10::DeviceIndex device, KernelKey key,
                             c10::function_ref<GeneratedKernel()> make) {
   const DeviceKernelKey k{device, key};
@@ -199,29 +211,16 @@ c10::ScalarType bits_dtype(c10::ScalarType dtype) {
 }
 
 bool has_data_kernels(c10::ScalarType dtype) {
-  return has_kernels(dtype) || dtype == c10::kComplexFloat || dtype == c10::kComplexDouble;
+  return has_kernels(dtype) || is_complex_kernel_dtype(dtype);
 }
 
 std::string bits_preamble(c10::ScalarType dtype, const std::string& prefix) {
   TORCH_CHECK(has_data_kernels(dtype), "torch_ocl: dtype ", dtype, " is not supported on the ocl device");
-  const char* st = nullptr;
-  switch (c10::elementSize(dtype)) {
-    case 1: st = "uchar"; break;
-    case 2: st = "ushort"; break;
-    case 4: st = "uint"; break;
-    case 8: st = "ulong"; break;
-    case 16: st = "ulong2"; break;  // complex128: 16-byte aligned as PyTorch keeps it
-    default: TORCH_CHECK(false, "torch_ocl: no bit copy for dtype ", dtype);
-  }
+  if (c10::elementSize(dtype) != 16) return dtype_preamble(bits_dtype(dtype), prefix);
+  // complex128: one 16-byte word (PyTorch keeps complex128 16-byte aligned).
   std::string s;
-  auto def = [&](const std::string& name, const std::string& value) {
-    s += "#define " + prefix + name + " " + value + "\n";
-  };
-  def("ST", st);
-  def("CT", st);
-  def("ACC", st);
-  def("LOAD(p, i)", "((p)[i])");
-  def("STORE(p, i, v)", std::string("((p)[i] = (") + st + ")(v))");
+  for (const char* def : {"ST ulong2", "CT ulong2", "ACC ulong2", "LOAD(p, i) ((p)[i])", "STORE(p, i, v) ((p)[i] = (ulong2)(v))"})
+    s += "#define " + prefix + def + "\n";
   return s;
 }
 

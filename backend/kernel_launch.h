@@ -32,6 +32,12 @@ struct ClType {
 };
 // Raises for dtypes without kernels (complex, float8, quantized).
 const ClType& cl_type(c10::ScalarType dtype);
+// complex64 / complex128: the dtypes with complex kernels (not complex32).
+bool is_complex_kernel_dtype(c10::ScalarType dtype);
+// cl_type() as the pointwise and reduction engines see a dtype: complex64 /
+// complex128 as (re, im) pairs loaded as float2 / double2 with vload2 (which
+// needs only the real type's alignment); storage and acc are the real type.
+const ClType& engine_type(c10::ScalarType dtype);
 
 // "#define ST float / CT / LOAD / STORE / IS_FLOAT / ACC ..." for `dtype`;
 // with prefix "SRC_" the same names prefixed (for the source of a cast).

@@ -34,23 +34,6 @@ struct Operand {
   bool cpu_scalar;  // passed by value (a wrapped number or CPU 0-dim tensor)
 };
 
-bool is_complex(c10::ScalarType t) { return t == c10::kComplexFloat || t == c10::kComplexDouble; }
-
-// How an operand looks in the kernel: cl_type() for real dtypes; complex
-// ones are stored as (re, im) pairs of their real type, loaded as float2 /
-// double2 with vload2 (which needs only the real type's alignment).
-const ClType& operand_type(c10::ScalarType t) {
-  static const ClType c64{"float", "float2", "float2", "vload2((i), (p))", "vstore2(convert_float2(v), (i), (p))", true};
-  static const ClType c128{"double", "double2", "double2", "vload2((i), (p))", "vstore2(convert_double2(v), (i), (p))", true};
-  if (t == c10::kComplexFloat) return c64;
-  if (t == c10::kComplexDouble) return c128;
-  return cl_type(t);
-}
-void check_operand_supported(c10::ScalarType t, c10::DeviceIndex device) {
-  if (is_complex(t)) check_storable(t, device);
-  else check_dtype_supported(t, device);
-}
-
 const char* param_type(char kind, c10::ScalarType compute) {
   switch (kind) {
     case 'T': return "T";
@@ -67,9 +50,9 @@ const char* input_name(int i) {
 
 std::string generate(const PointwiseOp& op, c10::ScalarType compute, c10::ArrayRef<Operand> operands,
                      int noutputs, bool strided, int dims, int vec) {
-  const ClType& ct = operand_type(compute);
+  const ClType& ct = engine_type(compute);
   const bool is_float = c10::isFloatingType(compute), is_bool = compute == c10::kBool;
-  const bool complex = is_complex(compute);
+  const bool complex = is_complex_kernel_dtype(compute);
   bool fp64 = compute == c10::kDouble || compute == c10::kComplexDouble;
   for (const auto& o : operands) fp64 |= o.dtype == c10::kDouble || o.dtype == c10::kComplexDouble;
   std::string s;
@@ -90,7 +73,7 @@ std::string generate(const PointwiseOp& op, c10::ScalarType compute, c10::ArrayR
   int ntensors = 0;
   for (size_t k = 0; k < operands.size(); ++k) {
     if (operands[k].cpu_scalar) continue;
-    const ClType& t = operand_type(operands[k].dtype);
+    const ClType& t = engine_type(operands[k].dtype);
     const std::string id = std::to_string(k);
     s += "#define ST" + id + " " + t.storage + "\n";
     if (static_cast<int>(k) < noutputs)
@@ -135,7 +118,7 @@ std::string generate(const PointwiseOp& op, c10::ScalarType compute, c10::ArrayR
     const std::string load = "LOAD" + id + "(PTR(ST" + id + ", buf" + id + "_, boff" + id + "_), off" + id + "_)";
     if (operands[k].cpu_scalar) s += "s" + id + "_;\n";
     else if (!complex) s += "(T)(" + load + ");\n";
-    else if (is_complex(operands[k].dtype)) s += std::string("convert_") + ct.compute + "(" + load + ");\n";
+    else if (is_complex_kernel_dtype(operands[k].dtype)) s += std::string("convert_") + ct.compute + "(" + load + ");\n";
     else s += "(T)((R)(" + load + "), (R)0);\n";  // a real operand: imaginary part 0
   }
   const char* expr = complex ? op.complex_expr : (!is_float && op.int_expr) ? op.int_expr : op.expr;
@@ -182,7 +165,7 @@ c10::Scalar cpu_scalar_value(at::TensorIteratorBase& iter, int arg, c10::ScalarT
 
 void check_op_dtype(const PointwiseOp& op, c10::ScalarType dtype) {
   if (c10::isComplexType(dtype)) {
-    TORCH_CHECK_NOT_IMPLEMENTED(op.complex_expr != nullptr && is_complex(dtype), "\"", op.name,
+    TORCH_CHECK_NOT_IMPLEMENTED(op.complex_expr != nullptr && is_complex_kernel_dtype(dtype), "\"", op.name,
                                 "\" not implemented for '", c10::toString(dtype), "'");
     return;
   }
@@ -211,7 +194,7 @@ void run_pointwise(at::TensorIteratorBase& iter, const PointwiseOp& op,
   check_op_dtype(op, compute);
   if (iter.numel() == 0) return;
   const auto device = iter.device().index();
-  check_operand_supported(compute, device);
+  check_storable(compute, device);
 
   const int nops = iter.ntensors();
   c10::SmallVector<Operand, kMaxPwOperands> operands(nops);  // no heap allocation per launch
@@ -221,8 +204,8 @@ void run_pointwise(at::TensorIteratorBase& iter, const PointwiseOp& op,
   for (int k = 0; k < nops; ++k) {
     operands[k] = {iter.dtype(k), k >= noutputs && iter.is_cpu_scalar(k)};
     if (!operands[k].cpu_scalar) {
-      check_operand_supported(operands[k].dtype, device);
-      TORCH_CHECK_NOT_IMPLEMENTED(!is_complex(operands[k].dtype) || is_complex(compute), "\"", op.name,
+      check_storable(operands[k].dtype, device);
+      TORCH_CHECK_NOT_IMPLEMENTED(!is_complex_kernel_dtype(operands[k].dtype) || is_complex_kernel_dtype(compute), "\"", op.name,
                                   "\" not implemented for '", c10::toString(operands[k].dtype), "' operands of a ",
                                   c10::toString(compute), " computation");
       ++ntensors;

@@ -27,19 +27,6 @@ enum class Mode : int { Items = 0, Groups = 1, Partials = 2, Lanes = 3 };
 // vectorise an item's block of consecutive elements (sum over dim 0 of a
 // 4096x4096 float matrix: lanes 8 vs 1 in bench/README.md); GPUs keep one
 // element per item so neighbouring items read neighbouring memory.
-bool is_complex(c10::ScalarType t) { return t == c10::kComplexFloat || t == c10::kComplexDouble; }
-
-// A dtype as the kernels see it: cl_type() for real dtypes; complex64 /
-// complex128 are (re, im) pairs loaded as float2 / double2 (T) and
-// accumulate in T, or in their real type ACC (norms, any / all).
-const ClType& red_type(c10::ScalarType t) {
-  static const ClType c64{"float", "float2", "float", "vload2((i), (p))", "vstore2(convert_float2(v), (i), (p))", true};
-  static const ClType c128{"double", "double2", "double", "vload2((i), (p))", "vstore2(convert_double2(v), (i), (p))", true};
-  if (t == c10::kComplexFloat) return c64;
-  if (t == c10::kComplexDouble) return c128;
-  return cl_type(t);
-}
-
 int lanes_for(c10::DeviceIndex device) { return device_info(device).is_gpu() ? 1 : 8; }
 
 const char* lowest(c10::ScalarType t) {
@@ -70,7 +57,7 @@ const char* highest(c10::ScalarType t) {
 // Bytes of the accumulator on the device (OpenCL C struct layout).
 size_t acc_bytes(const char* acc_type, c10::ScalarType in) {
   const size_t t = c10::isFloatingType(in) && in != c10::kDouble ? 4 : c10::elementSize(in);
-  const size_t acc = is_complex(in) ? c10::elementSize(in) / 2 : in == c10::kDouble || !c10::isFloatingType(in) ? 8 : 4;
+  const size_t acc = is_complex_kernel_dtype(in) ? c10::elementSize(in) / 2 : in == c10::kDouble || !c10::isFloatingType(in) ? 8 : 4;
   const std::string a = acc_type;
   if (a == "ACC") return acc;
   if (a == "T") return t;
@@ -82,29 +69,29 @@ size_t acc_bytes(const char* acc_type, c10::ScalarType in) {
 
 std::string generate(const ReduceOp& op, c10::ScalarType in, c10::ScalarType out0, c10::ScalarType out1,
                      int nout, Mode mode, int lanes) {
-  const ClType& ti = red_type(in);
+  const ClType& ti = engine_type(in);
   std::string s = "#define RED_MODE " + std::to_string(static_cast<int>(mode)) + "\n";
   s += "#define LANES " + std::to_string(lanes) + "\n";
   auto f64 = [](c10::ScalarType t) { return t == c10::kDouble || t == c10::kComplexDouble; };
   if (f64(in) || f64(out0) || (nout == 2 && f64(out1)))
     s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
   s += std::string("#define T ") + ti.compute + "\n#define ACC " + ti.acc + "\n";
-  if (is_complex(in)) s += std::string("#define R ") + ti.acc + "\n#define T_IS_COMPLEX 1\n";
+  if (is_complex_kernel_dtype(in)) s += std::string("#define R ") + ti.acc + "\n#define T_IS_COMPLEX 1\n";
   s += std::string("#define T_IS_FLOAT ") + (c10::isFloatingType(in) ? "1" : "0") + "\n";
   s += std::string("#define T_LOWEST ((T)") + lowest(in) + ")\n#define T_HIGHEST ((T)" + highest(in) + ")\n";
   s += kernel_source("common");
-  if (is_complex(in)) s += kernel_source("complex_lib");
+  if (is_complex_kernel_dtype(in)) s += kernel_source("complex_lib");
   s += std::string("#define IN_ST ") + ti.storage + "\n#define IN_LOAD(p, i) " + ti.load + "\n";
   s += std::string("#define ACC_T ") + op.acc_type + "\n";
   s += std::string("#define RED_INIT (") + op.init + ")\n";
   s += std::string("#define RED_STEP(acc, x, idx) { ") + op.step + " }\n";
   s += std::string("#define RED_COMBINE(acc, other) { ") + op.combine + " }\n";
   s += "#define NOUT " + std::to_string(nout) + "\n";
-  const ClType& t0 = red_type(out0);
+  const ClType& t0 = engine_type(out0);
   s += std::string("#define OUT0_ST ") + t0.storage + "\n#define OUT0_RAW(p, i, v) " + t0.store +
        "\n#define OUT0_STORE(p_, i_, acc) OUT0_RAW(p_, i_, (" + op.project0 + "))\n";
   if (nout == 2) {
-    const ClType& t1 = red_type(out1);
+    const ClType& t1 = engine_type(out1);
     s += std::string("#define OUT1_ST ") + t1.storage + "\n#define OUT1_RAW(p, i, v) " + t1.store +
          "\n#define OUT1_STORE(p_, i_, acc) OUT1_RAW(p_, i_, (" + op.project1 + "))\n";
   }
@@ -137,10 +124,7 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
   if (iter.tensor_base(0).numel() == 0) return;
   const auto device = iter.device().index();
   const c10::ScalarType in = iter.dtype(nout), out0 = iter.dtype(0), out1 = nout == 2 ? iter.dtype(1) : out0;
-  for (auto t : {in, out0, out1}) {
-    if (is_complex(t)) check_storable(t, device);
-    else check_dtype_supported(t, device);
-  }
+  for (auto t : {in, out0, out1}) check_storable(t, device);
 
   RedIndexer ix;
   int64_t out_numel = 1, red_numel = 1;
