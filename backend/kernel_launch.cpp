@@ -271,7 +271,7 @@ Launch& Launch::raw(size_t size, const void* ptr) {
 }
 
 Launch& Launch::tensor(const at::TensorBase& t) {
-  if (t.data_ptr() == nullptr) return null_tensor();
+  if (!t.defined() || t.data_ptr() == nullptr) return null_tensor();
   TORCH_CHECK(t.device().type() == c10::DeviceType::PrivateUse1 && t.device().index() == device_,
               "torch_ocl: kernel ", name_, " expected a tensor on ocl:", static_cast<int>(device_),
               " but got one on ", t.device());
@@ -364,6 +364,34 @@ void Launch::run(size_t global, size_t local) {
   TORCH_CHECK(err == CL_SUCCESS, "OpenCL call clEnqueueNDRangeKernel(", name_, ") failed: ",
               cl_error_name(err), " (", err, ")");
   lock_.unlock();
+}
+
+int contiguous_block(c10::DeviceIndex device) { return device_info(device).is_gpu() ? 1 : 8; }
+
+const char* cl_lowest(c10::ScalarType t) {
+  switch (t) {
+    case c10::kBool: case c10::kByte: case c10::kUInt16: case c10::kUInt32: case c10::kUInt64: return "0";
+    case c10::kChar: return "CHAR_MIN";
+    case c10::kShort: return "SHRT_MIN";
+    case c10::kInt: return "INT_MIN";
+    case c10::kLong: return "LONG_MIN";
+    default: return "(-INFINITY)";
+  }
+}
+
+const char* cl_highest(c10::ScalarType t) {
+  switch (t) {
+    case c10::kBool: return "1";
+    case c10::kByte: return "UCHAR_MAX";
+    case c10::kUInt16: return "USHRT_MAX";
+    case c10::kUInt32: return "UINT_MAX";
+    case c10::kUInt64: return "ULONG_MAX";
+    case c10::kChar: return "CHAR_MAX";
+    case c10::kShort: return "SHRT_MAX";
+    case c10::kInt: return "INT_MAX";
+    case c10::kLong: return "LONG_MAX";
+    default: return "INFINITY";
+  }
 }
 
 }  // namespace torch_ocl

@@ -100,6 +100,16 @@ struct KernelCacheStats {
 };
 KernelCacheStats kernel_cache_stats();
 
+// Elements per work item of kernels over contiguous data: CPU devices (PoCL)
+// vectorise an item's loop over a block of consecutive elements (8 measured
+// 1.5-2.5x the bandwidth of 1 for pointwise ops, bench/README.md); GPUs keep
+// one element per item so neighbouring items touch neighbouring memory.
+int contiguous_block(c10::DeviceIndex device);
+// OpenCL C literals of a dtype's lowest / highest value (-INFINITY / INFINITY
+// for floating types): the start values of max / min.
+const char* cl_lowest(c10::ScalarType t);
+const char* cl_highest(c10::ScalarType t);
+
 class Launch {
  public:
   // A kernel from the kernel cache.
@@ -112,7 +122,7 @@ class Launch {
   Launch& tensor(const at::TensorBase& t);
   // A device pointer (as TensorIterator's data_ptr(k)): the same two parameters.
   Launch& device_pointer(const void* data);
-  // A null buffer in place of an absent tensor.
+  // A null buffer in place of an absent tensor (tensor() of an undefined one too).
   Launch& null_tensor();
   template <class T>
   Launch& value(const T& v) { return raw(sizeof(T), &v); }

@@ -53,7 +53,6 @@ std::string flags(c10::DeviceIndex device, std::initializer_list<std::pair<const
   return s;
 }
 
-Launch& maybe(Launch& l, const Tensor& t) { return t.defined() ? l.tensor(t) : l.null_tensor(); }
 
 void check_same(const char* name, const Tensor& param, const Tensor& t) {
   TORCH_CHECK(t.device() == param.device() && t.scalar_type() == param.scalar_type() && t.sizes() == param.sizes(),
@@ -91,10 +90,10 @@ void fused_sgd(TensorList params, TensorList grads, TensorList momentum_buffer_l
                         {"MOMENTUM", momentum != 0}, {"NESTEROV", nesterov}}),
              "fused_sgd");
     l.tensor(p.work).tensor(g.work);
-    maybe(l, buf.work);
-    maybe(l, lr_dev);
-    maybe(l, scale);
-    maybe(l, inf);
+    l.tensor(buf.work);
+    l.tensor(lr_dev);
+    l.tensor(scale);
+    l.tensor(inf);
     l.scalar(weight_decay, ct).scalar(momentum, ct).scalar(lr, ct).scalar(1 - dampening, ct);
     l.value<int32_t>(is_first_step).value<int64_t>(param.numel());
     l.run_items((param.numel() + per_item(dev.index()) - 1) / per_item(dev.index()));
@@ -163,11 +162,11 @@ void fused_adam(TensorList params, TensorList grads, TensorList exp_avgs, Tensor
                         {"AMSGRAD", amsgrad}, {"ADAMW", adamw}}),
              "fused_adam");
     l.tensor(p.work).tensor(g.work).tensor(m.work).tensor(v.work);
-    maybe(l, vmax.work);
+    l.tensor(vmax.work);
     l.tensor(step);
-    maybe(l, lr_dev);
-    maybe(l, scale);
-    maybe(l, inf);
+    l.tensor(lr_dev);
+    l.tensor(scale);
+    l.tensor(inf);
     l.scalar(lr, ct).scalar(beta1, ct).scalar(beta2, ct).scalar(weight_decay, ct).scalar(eps, ct);
     l.value<int64_t>(param.numel());
     l.run_items((param.numel() + per_item(dev.index()) - 1) / per_item(dev.index()));

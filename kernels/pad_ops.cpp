@@ -21,6 +21,7 @@
 #include <ATen/ops/replication_pad3d_meta.h>
 
 #include "backend/kernel_launch.h"
+#include "kernels/dim_slices.h"
 #include "kernels/guarded_structured.h"
 
 namespace torch_ocl {
@@ -38,14 +39,6 @@ struct PadParams {
   int64_t reflect = 0, channels_last = 0;
 };
 
-// `t` as (N, C, D, H, W) for an op over its last `dims` dims (a batch-less
-// input gets N = 1).
-Tensor as5d(const Tensor& t, int dims) {
-  Tensor v = t.dim() == dims + 1 ? t.unsqueeze(0) : t;
-  while (v.dim() < 5) v = v.unsqueeze(2);
-  return v;
-}
-
 // Between `input` (input or grad_input) and `output` (output or
 // grad_output); padding as the schema's (left, right, top, bottom, front,
 // back); work items follow `dst`'s layout.
@@ -53,7 +46,7 @@ void run_pad(const char* kernel, bool reflect, const Tensor& input, const Tensor
              const Tensor& dst, const Tensor& src) {
   if (dst.numel() == 0) return;
   const int dims = static_cast<int>(padding.size() / 2);
-  const Tensor in5 = as5d(input, dims), out5 = as5d(output, dims), d5 = as5d(dst, dims);
+  const Tensor in5 = as_ncdhw(input, dims), out5 = as_ncdhw(output, dims), d5 = as_ncdhw(dst, dims);
   PadParams p;
   p.N = in5.size(0);
   p.C = in5.size(1);

@@ -24,11 +24,6 @@ constexpr int kMaxPwOperands = 6;  // 2 outputs + 4 inputs, or 1 output + 5 inpu
 // its operand count (25, CUDA's limit, up to 3 tensors; 18 for 6).
 int max_dims(int ntensors) { return std::min(25, (1024 - 64) / 8 / (ntensors + 1)); }
 
-// Elements per work item of the contiguous variant. CPU devices (PoCL)
-// vectorise a work item's loop: 8 consecutive elements per item measured
-// 1.5-2.5x the bandwidth of 1 (bench/README.md). GPUs keep one element per
-// item so neighbouring items touch neighbouring memory.
-int contiguous_vec(c10::DeviceIndex device) { return device_info(device).is_gpu() ? 1 : 8; }
 struct Operand {
   c10::ScalarType dtype;
   bool cpu_scalar;  // passed by value (a wrapped number or CPU 0-dim tensor)
@@ -48,8 +43,11 @@ const char* input_name(int i) {
   return names[i];
 }
 
+constexpr const char* kContiguousKernel = "pw";
+constexpr const char* kStridedKernel = "pw_strided";
+
 std::string generate(const PointwiseOp& op, c10::ScalarType compute, c10::ArrayRef<Operand> operands,
-                     int noutputs, bool strided, int dims, int vec) {
+                     int noutputs, int dims, int contiguous_vec) {
   const ClType& ct = engine_type(compute);
   const bool is_float = c10::isFloatingType(compute), is_bool = compute == c10::kBool;
   const bool complex = is_complex_kernel_dtype(compute);
@@ -82,53 +80,57 @@ std::string generate(const PointwiseOp& op, c10::ScalarType compute, c10::ArrayR
       s += "#define LOAD" + id + "(p, i) " + t.load + "\n";
     ++ntensors;
   }
-  if (strided)
-    s += "typedef struct { long ndim; long sizes[" + std::to_string(dims) + "]; long strides[" +
-         std::to_string(ntensors) + "][" + std::to_string(dims) + "]; } PwIndexer;\n";
-  s += "__kernel void pw(long n_";
-  if (strided) s += ", PwIndexer ix_";
-  for (size_t k = 0; k < operands.size(); ++k) {
-    const std::string id = std::to_string(k);
-    if (operands[k].cpu_scalar)
-      s += ", T s" + id + "_";
-    else
-      s += ", __global char* buf" + id + "_, ulong boff" + id + "_";
-  }
-  for (size_t p = 0; op.params[p]; ++p)
-    s += std::string(", ") + param_type(op.params[p], compute) + " p" + std::to_string(p);
-  s += ") {\n";
-  if (vec == 1) s += "  const long i_ = get_global_id(0);\n  if (i_ >= n_) return;\n";
-  else s += "  for (long i_ = get_global_id(0) * " + std::to_string(vec) + ", e_ = min(n_, i_ + " + std::to_string(vec) + "); i_ < e_; ++i_) {\n";
-  s += "  const long idx = i_;\n";
-  // Element offsets of the tensor operands.
-  int t = 0;
-  for (size_t k = 0; k < operands.size(); ++k)
-    if (!operands[k].cpu_scalar) s += "  long off" + std::to_string(k) + "_ = " + (strided ? "0" : "i_") + ";\n";
-  if (strided) {
-    s += "  long r_ = i_;\n  for (int d_ = 0; d_ < ix_.ndim; ++d_) {\n"
-         "    const long idx_ = r_ % ix_.sizes[d_];\n    r_ /= ix_.sizes[d_];\n";
+  s += "typedef struct { long ndim; long sizes[" + std::to_string(dims) + "]; long strides[" +
+       std::to_string(ntensors) + "][" + std::to_string(dims) + "]; } PwIndexer;\n";
+  // One program holds both kernels: a cold compile of an op's dtype
+  // combination serves its contiguous and its strided launches.
+  for (const bool strided : {false, true}) {
+    const int vec = strided ? 1 : contiguous_vec;
+    s += std::string("__kernel void ") + (strided ? kStridedKernel : kContiguousKernel) + "(long n_";
+    if (strided) s += ", PwIndexer ix_";
+    for (size_t k = 0; k < operands.size(); ++k) {
+      const std::string id = std::to_string(k);
+      if (operands[k].cpu_scalar)
+        s += ", T s" + id + "_";
+      else
+        s += ", __global char* buf" + id + "_, ulong boff" + id + "_";
+    }
+    for (size_t p = 0; op.params[p]; ++p)
+      s += std::string(", ") + param_type(op.params[p], compute) + " p" + std::to_string(p);
+    s += ") {\n";
+    if (vec == 1) s += "  const long i_ = get_global_id(0);\n  if (i_ >= n_) return;\n";
+    else s += "  for (long i_ = get_global_id(0) * " + std::to_string(vec) + ", e_ = min(n_, i_ + " + std::to_string(vec) + "); i_ < e_; ++i_) {\n";
+    s += "  const long idx = i_;\n";
+    // Element offsets of the tensor operands.
+    int t = 0;
     for (size_t k = 0; k < operands.size(); ++k)
-      if (!operands[k].cpu_scalar)
-        s += "    off" + std::to_string(k) + "_ += idx_ * ix_.strides[" + std::to_string(t++) + "][d_];\n";
-    s += "  }\n";
+      if (!operands[k].cpu_scalar) s += "  long off" + std::to_string(k) + "_ = " + (strided ? "0" : "i_") + ";\n";
+    if (strided) {
+      s += "  long r_ = i_;\n  for (int d_ = 0; d_ < ix_.ndim; ++d_) {\n"
+           "    const long idx_ = r_ % ix_.sizes[d_];\n    r_ /= ix_.sizes[d_];\n";
+      for (size_t k = 0; k < operands.size(); ++k)
+        if (!operands[k].cpu_scalar)
+          s += "    off" + std::to_string(k) + "_ += idx_ * ix_.strides[" + std::to_string(t++) + "][d_];\n";
+      s += "  }\n";
+    }
+    for (size_t k = noutputs; k < operands.size(); ++k) {
+      const std::string id = std::to_string(k);
+      s += std::string("  const T ") + input_name(static_cast<int>(k) - noutputs) + " = ";
+      const std::string load = "LOAD" + id + "(PTR(ST" + id + ", buf" + id + "_, boff" + id + "_), off" + id + "_)";
+      if (operands[k].cpu_scalar) s += "s" + id + "_;\n";
+      else if (!complex) s += "(T)(" + load + ");\n";
+      else if (is_complex_kernel_dtype(operands[k].dtype)) s += std::string("convert_") + ct.compute + "(" + load + ");\n";
+      else s += "(T)((R)(" + load + "), (R)0);\n";  // a real operand: imaginary part 0
+    }
+    const char* expr = complex ? op.complex_expr : (!is_float && op.int_expr) ? op.int_expr : op.expr;
+    for (int k = 0; k < noutputs; ++k) {
+      const std::string id = std::to_string(k);
+      s += "  STORE" + id + "(PTR(ST" + id + ", buf" + id + "_, boff" + id + "_), off" + id + "_, (" +
+           (k == 0 ? expr : op.expr2) + "));\n";
+    }
+    if (vec != 1) s += "  }\n";
+    s += "}\n";
   }
-  for (size_t k = noutputs; k < operands.size(); ++k) {
-    const std::string id = std::to_string(k);
-    s += std::string("  const T ") + input_name(static_cast<int>(k) - noutputs) + " = ";
-    const std::string load = "LOAD" + id + "(PTR(ST" + id + ", buf" + id + "_, boff" + id + "_), off" + id + "_)";
-    if (operands[k].cpu_scalar) s += "s" + id + "_;\n";
-    else if (!complex) s += "(T)(" + load + ");\n";
-    else if (is_complex_kernel_dtype(operands[k].dtype)) s += std::string("convert_") + ct.compute + "(" + load + ");\n";
-    else s += "(T)((R)(" + load + "), (R)0);\n";  // a real operand: imaginary part 0
-  }
-  const char* expr = complex ? op.complex_expr : (!is_float && op.int_expr) ? op.int_expr : op.expr;
-  for (int k = 0; k < noutputs; ++k) {
-    const std::string id = std::to_string(k);
-    s += "  STORE" + id + "(PTR(ST" + id + ", buf" + id + "_, boff" + id + "_), off" + id + "_, (" +
-         (k == 0 ? expr : op.expr2) + "));\n";
-  }
-  if (vec != 1) s += "  }\n";
-  s += "}\n";
   return s;
 }
 
@@ -216,14 +218,16 @@ void run_pointwise(at::TensorIteratorBase& iter, const PointwiseOp& op,
   const bool strided = !contiguous;
   lo |= static_cast<uint64_t>(strided) << 63;
   const int dims = max_dims(ntensors);
-  const int vec = strided ? 1 : contiguous_vec(device);
+  const int vec = strided ? 1 : contiguous_block(device);
   if (strided)
     TORCH_CHECK(iter.ndim() <= dims, "torch_ocl: ", op.name, " handles at most ", dims,
                 " non-coalescable dims with ", ntensors, " tensors, got ", iter.ndim());
 
   CachedKernel& kernel = cached_kernel(
       device, {reinterpret_cast<uint64_t>(&op), lo}, [&] {
-        GeneratedKernel g{std::string("pw_") + op.name, generate(op, compute, operands, noutputs, strided, dims, vec), "pw"};
+        GeneratedKernel g{std::string("pw_") + op.name,
+                          generate(op, compute, operands, noutputs, dims, contiguous_block(device)),
+                          strided ? kStridedKernel : kContiguousKernel};
         if (std::getenv("TORCH_OCL_DUMP_KERNELS")) fprintf(stderr, "%s\n", g.source.c_str());
         return g;
       });

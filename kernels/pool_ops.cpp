@@ -32,6 +32,7 @@
 
 #include "backend/device_checks.h"
 #include "backend/kernel_launch.h"
+#include "kernels/dim_slices.h"
 #include "backend/program_cache.h"
 #include "kernels/structured.h"
 
@@ -73,12 +74,6 @@ Window make_window(int dims, IntArrayRef kernel, IntArrayRef stride, IntArrayRef
   return w;
 }
 
-// `t` as (N, C, D, H, W): a batch-less input gets N = 1, a 2-d one D = 1.
-Tensor as5d(const Tensor& t, int dims) {
-  Tensor v = t.dim() == dims + 1 ? t.unsqueeze(0) : t;
-  return dims == 2 ? v.unsqueeze(2) : v;
-}
-
 void copy_strides(const Tensor& t5, int64_t* dst) {
   for (int i = 0; i < 5; ++i) dst[i] = t5.stride(i);
 }
@@ -89,7 +84,7 @@ void copy_strides(const Tensor& t5, int64_t* dst) {
 PoolParams make_params(const Tensor& input, const Tensor& output, const Tensor& indices, const Tensor& dst,
                        int dims, const Window* w) {
   PoolParams p;
-  const Tensor in5 = as5d(input, dims), out5 = as5d(output, dims);
+  const Tensor in5 = as_ncdhw(input, dims), out5 = as_ncdhw(output, dims);
   p.N = in5.size(0);
   p.C = in5.size(1);
   for (int k = 0; k < 3; ++k) {
@@ -106,22 +101,10 @@ PoolParams make_params(const Tensor& input, const Tensor& output, const Tensor& 
   }
   copy_strides(in5, p.in_stride);
   copy_strides(out5, p.out_stride);
-  if (indices.defined()) copy_strides(as5d(indices, dims), p.idx_stride);
-  const Tensor d5 = as5d(dst, dims);
+  if (indices.defined()) copy_strides(as_ncdhw(indices, dims), p.idx_stride);
+  const Tensor d5 = as_ncdhw(dst, dims);
   p.channels_last = d5.size(1) > 1 && d5.stride(1) == 1;
   return p;
-}
-
-// The start value of a max: -inf, or the integer type's minimum.
-const char* lowest(c10::ScalarType t) {
-  switch (t) {
-    case c10::kChar: return "CHAR_MIN";
-    case c10::kShort: return "SHRT_MIN";
-    case c10::kInt: return "INT_MIN";
-    case c10::kLong: return "LONG_MIN";
-    case c10::kByte: case c10::kUInt16: case c10::kUInt32: case c10::kUInt64: return "0";
-    default: return "-INFINITY";
-  }
 }
 
 // Raises as the CPU's AT_DISPATCH does for a dtype the op does not take.
@@ -133,7 +116,7 @@ void check_pool_dtype(const char* name, c10::ScalarType t, bool integers, bool l
 }
 
 std::string pool_preamble(c10::ScalarType dtype) {
-  return dtype_preamble(dtype) + kernel_source("device_checks") + "#define LOWEST " + lowest(dtype) + "\n";
+  return dtype_preamble(dtype) + kernel_source("device_checks") + "#define LOWEST " + cl_lowest(dtype) + "\n";
 }
 
 void run_pool(const char* kernel, const PoolParams& p, std::initializer_list<at::TensorBase> tensors,

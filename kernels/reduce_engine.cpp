@@ -23,37 +23,6 @@ struct RedIndexer {
 
 enum class Mode : int { Items = 0, Groups = 1, Partials = 2, Lanes = 3 };
 
-// Accumulators per work item over contiguous data: CPU devices (PoCL)
-// vectorise an item's block of consecutive elements (sum over dim 0 of a
-// 4096x4096 float matrix: lanes 8 vs 1 in bench/README.md); GPUs keep one
-// element per item so neighbouring items read neighbouring memory.
-int lanes_for(c10::DeviceIndex device) { return device_info(device).is_gpu() ? 1 : 8; }
-
-const char* lowest(c10::ScalarType t) {
-  switch (t) {
-    case c10::kBool: case c10::kByte: case c10::kUInt16: case c10::kUInt32: case c10::kUInt64: return "0";
-    case c10::kChar: return "CHAR_MIN";
-    case c10::kShort: return "SHRT_MIN";
-    case c10::kInt: return "INT_MIN";
-    case c10::kLong: return "LONG_MIN";
-    default: return "(-INFINITY)";
-  }
-}
-const char* highest(c10::ScalarType t) {
-  switch (t) {
-    case c10::kBool: return "1";
-    case c10::kByte: return "UCHAR_MAX";
-    case c10::kUInt16: return "USHRT_MAX";
-    case c10::kUInt32: return "UINT_MAX";
-    case c10::kUInt64: return "ULONG_MAX";
-    case c10::kChar: return "CHAR_MAX";
-    case c10::kShort: return "SHRT_MAX";
-    case c10::kInt: return "INT_MAX";
-    case c10::kLong: return "LONG_MAX";
-    default: return "INFINITY";
-  }
-}
-
 // Bytes of the accumulator on the device (OpenCL C struct layout).
 size_t acc_bytes(const char* acc_type, c10::ScalarType in) {
   const size_t t = c10::isFloatingType(in) && in != c10::kDouble ? 4 : c10::elementSize(in);
@@ -78,7 +47,7 @@ std::string generate(const ReduceOp& op, c10::ScalarType in, c10::ScalarType out
   s += std::string("#define T ") + ti.compute + "\n#define ACC " + ti.acc + "\n";
   if (is_complex_kernel_dtype(in)) s += std::string("#define R ") + ti.acc + "\n#define T_IS_COMPLEX 1\n";
   s += std::string("#define T_IS_FLOAT ") + (c10::isFloatingType(in) ? "1" : "0") + "\n";
-  s += std::string("#define T_LOWEST ((T)") + lowest(in) + ")\n#define T_HIGHEST ((T)" + highest(in) + ")\n";
+  s += std::string("#define T_LOWEST ((T)") + cl_lowest(in) + ")\n#define T_HIGHEST ((T)" + cl_highest(in) + ")\n";
   s += kernel_source("common");
   if (is_complex_kernel_dtype(in)) s += kernel_source("complex_lib");
   s += std::string("#define IN_ST ") + ti.storage + "\n#define IN_LOAD(p, i) " + ti.load + "\n";
@@ -152,7 +121,7 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
   // On CPU devices the item-per-result reductions whose first kept dim is
   // contiguous take LANES neighbouring results per item.
   const bool contiguous_reduction = ix.n_red > 0 && ix.red_in[0] == 1;
-  const int lanes = lanes_for(device);
+  const int lanes = contiguous_block(device);
   Mode mode = red_numel <= 16 || (out_numel >= 64 && (!contiguous_reduction || lanes > 1)) ? Mode::Items : Mode::Groups;
   if (mode == Mode::Items && lanes > 1 && ix.n_kept > 0 && ix.kept_in[0] == 1 && ix.kept_sizes[0] > 1)
     mode = Mode::Lanes;

@@ -58,7 +58,6 @@ Launch rnn_launch(const Tensor& like, const char* kernel) {
   return Launch(device, "rnn", dtype_preamble(like.scalar_type()), kernel);
 }
 
-Launch& maybe(Launch& l, const Tensor& t) { return t.defined() ? l.tensor(t) : l.null_tensor(); }
 
 Tensor contiguous_or_undefined(const Tensor& t) { return t.defined() ? t.contiguous() : t; }
 
@@ -78,8 +77,8 @@ std::tuple<Tensor, Tensor, Tensor> lstm_cell(const Tensor& input_gates, const Te
   const bool has_bias = input_bias.defined();
   Launch l = rnn_launch(input_gates, "lstm_cell_forward");
   l.tensor(input_gates.contiguous()).tensor(hidden_gates.contiguous());
-  maybe(l, contiguous_or_undefined(input_bias));
-  maybe(l, contiguous_or_undefined(hidden_bias));
+  l.tensor(contiguous_or_undefined(input_bias));
+  l.tensor(contiguous_or_undefined(hidden_bias));
   l.tensor(cx.contiguous()).tensor(hy).tensor(cy).tensor(workspace);
   l.value<int64_t>(cx.size(1)).value<int64_t>(n).value<int32_t>(has_bias);
   l.run_items(n);
@@ -113,8 +112,8 @@ std::tuple<Tensor, Tensor, Tensor> lstm_cell_backward(const std::optional<Tensor
   if (n > 0) {
     const auto dt = workspace.scalar_type();
     Launch l = rnn_launch(workspace, "lstm_cell_backward");
-    maybe(l, grad_hy.defined() ? grad_hy.to(dt).contiguous() : grad_hy);
-    maybe(l, grad_cy.defined() ? grad_cy.to(dt).contiguous() : grad_cy);
+    l.tensor(grad_hy.defined() ? grad_hy.to(dt).contiguous() : grad_hy);
+    l.tensor(grad_cy.defined() ? grad_cy.to(dt).contiguous() : grad_cy);
     l.tensor(cx.contiguous()).tensor(cy.contiguous()).tensor(workspace.contiguous()).tensor(grad_gates).tensor(grad_cx);
     l.value<int64_t>(cx.size(1)).value<int64_t>(n);
     l.value<int32_t>(grad_hy.defined()).value<int32_t>(grad_cy.defined());
@@ -140,8 +139,8 @@ std::tuple<Tensor, Tensor> gru_cell(const Tensor& input_gates, const Tensor& hid
   if (n == 0) return {hy, workspace};
   Launch l = rnn_launch(input_gates, "gru_cell_forward");
   l.tensor(input_gates.contiguous()).tensor(hidden_gates.contiguous());
-  maybe(l, contiguous_or_undefined(input_bias));
-  maybe(l, contiguous_or_undefined(hidden_bias));
+  l.tensor(contiguous_or_undefined(input_bias));
+  l.tensor(contiguous_or_undefined(hidden_bias));
   l.tensor(hx.contiguous()).tensor(hy).tensor(workspace);
   l.value<int64_t>(hx.size(1)).value<int64_t>(n).value<int32_t>(input_bias.defined());
   l.run_items(n);
