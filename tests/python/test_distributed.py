@@ -120,9 +120,24 @@ def _reference():
     return grads, [p.detach() for p in model.parameters()]
 
 
+def _warm_kernel_cache():
+    """Build the ranks' OpenCL programs once, here: the ranks then load them
+    from the disk cache instead of both compiling them at the same time."""
+    model = _model().to("ocl")
+    x, y = _data()
+    F.mse_loss(model(x.to("ocl")), y.to("ocl")).backward()
+    torch.optim.SGD(model.parameters(), lr=LR).step()
+    grad = model[0].weight.grad
+    torch.mul(grad, 0.5, out=torch.empty_like(grad))  # DDP's gradient / world size
+    for dtype in (torch.float32, torch.float64, torch.int32):
+        (torch.arange(4, dtype=dtype, device="ocl") * 2 + 1).fill_(3)
+    torch.ocl.synchronize()
+
+
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("dist")
+    _warm_kernel_cache()
     devices = None
     if "TORCH_OCL_DEVICES" not in os.environ:
         n = torch.ocl.device_count()
@@ -168,3 +183,23 @@ def test_backend_registered():
     assert sorted(dist.Backend.backend_capability["ocl_gloo"]) == ["cpu", "ocl"]
     torch_ocl.distributed.register()  # idempotent
     assert dist.Backend.backend_list.count("ocl_gloo") == 1
+
+
+def test_default_backend_for_ocl_one_process(tmp_path):
+    # No backend named: the accelerator is ocl, whose default backend is ocl_gloo.
+    config = dist.distributed_c10d.BackendConfig(dist.Backend.UNDEFINED)
+    assert config.get_device_backend_map() == {"ocl": "ocl_gloo"}
+    dist.init_process_group(init_method=f"file://{tmp_path / 'init'}", rank=0, world_size=1)
+    try:
+        assert dist.get_backend_config() == "ocl:ocl_gloo"
+        assert isinstance(dist.group.WORLD, torch_ocl.distributed.OclGlooProcessGroup)
+        x = torch.arange(5.0, device="ocl")
+        dist.all_reduce(x)  # one rank: unchanged, and still on ocl
+        assert x.device.type == "ocl"
+        torch.testing.assert_close(x.cpu(), torch.arange(5.0))
+        c = torch.arange(3.0)
+        work = dist.all_reduce(c, async_op=True)  # cpu tensors go to gloo as they are
+        work.wait()
+        torch.testing.assert_close(c, torch.arange(3.0))
+    finally:
+        dist.destroy_process_group()
