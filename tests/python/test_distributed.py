@@ -89,7 +89,10 @@ def _ddp(rank):
         F.mse_loss(ddp(x), y).backward()
         grads.append([p.grad.cpu() for p in model.parameters()])
         opt.step()
-    return {"grads": grads, "params": [p.detach().cpu() for p in model.parameters()]}
+    stats = ddp._get_ddp_logging_data()
+    return {"grads": grads, "params": [p.detach().cpu() for p in model.parameters()],
+            "time_stats": [stats.get(k, 0) for k in ("avg_forward_compute_time", "avg_backward_compute_time",
+                                                     "avg_backward_comm_time")]}
 
 
 def _worker(rank, init_file, result_dir, devices):
@@ -173,6 +176,8 @@ def test_ddp_matches_single_process(results):
         for step in range(STEPS):
             for got, want in zip(out["grads"][step], ref_grads[step]):
                 torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
+        # DDP's logger measured the steps (torch_ocl registers its timer for the ocl device type).
+        assert all(t > 0 for t in out["time_stats"]), out["time_stats"]
         for got, want in zip(out["params"], ref_params):
             torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
 
