@@ -162,5 +162,5 @@ def _create(store, rank, size, timeout):
 
 def register():
     """Registers ``ocl_gloo`` (for cpu and ocl) with torch.distributed; idempotent."""
-    if dist.is_available() and dist.is_gloo_available() and NAME not in dist.Backend.backend_list:
+    if dist.is_gloo_available() and NAME not in dist.Backend.backend_list:
         dist.Backend.register_backend(NAME, _create, devices=["cpu", "ocl"])
