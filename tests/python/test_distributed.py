@@ -73,13 +73,20 @@ def _collectives(rank):
     return out
 
 
-def _ddp(rank):
+DDP_CONFIGS = {
+    # A small bucket cap: the two layers' gradients go in separate buckets.
+    "buckets": dict(bucket_cap_mb=1e-4),
+    # Gradients alias the buckets; the used-parameter map is all-reduced each step.
+    "views_unused": dict(gradient_as_bucket_view=True, find_unused_parameters=True),
+}
+
+
+def _ddp(rank, config):
     from torch.nn.parallel import DistributedDataParallel as DDP
 
     torch.manual_seed(rank)  # different initial weights: DDP must broadcast rank 0's
     model = _model().to("ocl")
-    # A small bucket cap: the two layers' gradients go in separate buckets.
-    ddp = DDP(model, bucket_cap_mb=1e-4)
+    ddp = DDP(model, **DDP_CONFIGS[config])
     x, y = _data()
     x, y = x[rank * BATCH:(rank + 1) * BATCH].to("ocl"), y[rank * BATCH:(rank + 1) * BATCH].to("ocl")
     opt = torch.optim.SGD(ddp.parameters(), lr=LR)
@@ -102,7 +109,7 @@ def _worker(rank, init_file, result_dir, devices):
     try:
         with torch.ocl.fallback_mode("error"):  # every op in the steps is native
             out = _collectives(rank)
-            out.update(_ddp(rank))
+            out["ddp"] = {config: _ddp(rank, config) for config in DDP_CONFIGS}
         out["backend"] = dist.get_backend()
         torch.save(out, os.path.join(result_dir, f"rank{rank}.pt"))
     finally:
@@ -170,9 +177,10 @@ def test_collectives_on_ocl_tensors(results):
     torch.testing.assert_close(results[1]["send_recv"], torch.tensor([1.0, 2.0, 3.0]))
 
 
-def test_ddp_matches_single_process(results):
+@pytest.mark.parametrize("config", DDP_CONFIGS)
+def test_ddp_matches_single_process(results, config):
     ref_grads, ref_params = _reference()
-    for out in results:
+    for out in (r["ddp"][config] for r in results):
         for step in range(STEPS):
             for got, want in zip(out["grads"][step], ref_grads[step]):
                 torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
