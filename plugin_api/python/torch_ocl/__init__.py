@@ -40,6 +40,11 @@ from ._compile import install as _install_compile_hook  # noqa: E402
 
 _install_compile_hook()
 
+if torch.distributed.is_available():  # torch builds without distributed lack the base classes
+    from . import distributed  # noqa: E402  (the "ocl_gloo" torch.distributed backend)
+
+    distributed.register()
+
 __all__ = _device_module.__all__ + ["Kernel", "kernel", "profiler"]
 
 
