@@ -2,6 +2,7 @@
 
 #include <c10/core/Allocator.h>
 #include <c10/util/Exception.h>
+#include <c10/util/StringUtil.h>
 
 #include <algorithm>
 #include <array>
@@ -13,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "backend/cl_objects.h"
 #include "backend/fault_injection.h"
 #include "backend/runtime.h"
 
@@ -100,7 +102,8 @@ struct DeviceState {
     const auto& d = device_info(device);
     if (reserved + size > cap() || size > d.max_mem_alloc_size) return nullptr;
     cl_int err = injected_fault(FaultPoint::CreateBuffer);
-    cl_mem mem = err == CL_SUCCESS ? clCreateBuffer(d.context, CL_MEM_READ_WRITE, size, nullptr, &err) : nullptr;
+    cl_mem mem = err == CL_SUCCESS ? track_buffer(clCreateBuffer(d.context, CL_MEM_READ_WRITE, size, nullptr, &err))
+                                   : nullptr;
     if (err != CL_SUCCESS) {
       TORCH_CHECK(cl_is_out_of_memory(err), "OpenCL call clCreateBuffer(", size,
                   " bytes) failed: ", cl_error_name(err), " (", err, ")");
@@ -157,7 +160,7 @@ struct DeviceState {
         clGetEventInfo(it->first, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, nullptr);
       }
       if (status == CL_COMPLETE || status < 0) {
-        clReleaseEvent(it->first);
+        release_event(it->first);
         Block* b = it->second;
         it = pending.erase(it);
         // The block may wait on several events: free it after the last one.
@@ -199,9 +202,18 @@ struct DeviceState {
       update_stat(stats.inactive_split_bytes, small, -static_cast<int64_t>(b->size));
     }
     if (b == nullptr) {
+      const uint64_t max_buffer = device_info(device).max_mem_alloc_size;
+      if (size > max_buffer) {
+        // No segment can hold it: say so at once (no cache flush, no retry).
+        stats.num_ooms++;
+        TORCH_CHECK_WITH(OutOfMemoryError, false, "ocl:", static_cast<int>(device), " cannot allocate ", requested,
+                         " bytes in one tensor: the device's largest single buffer (CL_DEVICE_MAX_MEM_ALLOC_SIZE) is ",
+                         max_buffer, " bytes (", max_buffer >> 20, " MiB). Split the tensor into smaller ones.");
+      }
       size_t seg_size = small ? kSmallSegment
                               : size < kMinLargeAlloc ? kLargeSegment
                                                       : (size + kRoundLarge - 1) / kRoundLarge * kRoundLarge;
+      seg_size = std::max<size_t>(size, std::min<uint64_t>(seg_size, max_buffer));  // rounding must not pass the cap
       Segment* seg = create_segment(seg_size);
       if (seg == nullptr) {
         // Free the cache and retry once before giving up.
@@ -272,7 +284,7 @@ struct DeviceState {
       if (s.id() == b->stream) continue;
       cl_event ev = nullptr;
       if (clEnqueueMarkerWithWaitList(stream_queue(s), 0, nullptr, &ev) == CL_SUCCESS) {
-        pending.emplace_back(ev, b);
+        pending.emplace_back(track_event(ev), b);
         deferred = true;
       }
     }
@@ -303,6 +315,117 @@ struct DeviceState {
       update_stat(stats.inactive_split_bytes, b->small, static_cast<int64_t>(b->size));
     }
     pool(b->small).insert(b);
+  }
+
+  // allocator_check(): the invariants, walked under the lock.
+  std::vector<std::string> check(bool after_empty_cache) {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::vector<std::string> bad;
+    auto say = [&](const auto&... parts) { bad.push_back(c10::str(parts...)); };
+    auto at = [](uintptr_t a) { return reinterpret_cast<const void*>(a); };
+    enum Where { kActive, kCached, kPending };
+    std::unordered_map<const Block*, Where> where;
+    std::map<uintptr_t, std::vector<const Block*>> by_segment;
+    auto add = [&](const Block* b, Where w) {
+      if (!where.emplace(b, w).second) {
+        say("block ", at(b->addr), " is listed twice (active/cached/pending)");
+        return;
+      }
+      auto it = b->segment ? segments.find(b->segment->base) : segments.end();
+      if (it == segments.end() || it->second.get() != b->segment)
+        say("block ", at(b->addr), " belongs to no live segment");
+      else
+        by_segment[it->first].push_back(b);
+    };
+    for (const auto& [addr, b] : active) {
+      if (addr != b->addr) say("active map key ", at(addr), " holds block ", at(b->addr));
+      if (!b->allocated) say("active block ", at(b->addr), " is not marked allocated");
+      add(b, kActive);
+    }
+    for (bool small : {true, false})
+      for (const Block* b : pool(small)) {
+        if (b->allocated) say("cached block ", at(b->addr), " is marked allocated");
+        if (b->small != small) say("block ", at(b->addr), " is cached in the wrong pool");
+        add(b, kCached);
+      }
+    for (const auto& [ev, b] : pending) {
+      if (auto it = where.find(b); it != where.end() && it->second == kPending) continue;  // waits on several
+      if (b->allocated) say("pending block ", at(b->addr), " is marked allocated");
+      add(b, kPending);
+    }
+    if (after_empty_cache && !pending.empty())
+      say(pending.size(), " freed blocks still wait on events after empty_cache");
+
+    // Index 0: all, 1: small pool, 2: large pool (c10's StatType order).
+    std::array<int64_t, 3> allocated{}, nactive{}, requested_sum{}, nsplit{}, split_bytes{}, nseg{}, seg_bytes{};
+    auto count = [](std::array<int64_t, 3>& a, bool small, int64_t v) {
+      a[0] += v;
+      a[small ? 1 : 2] += v;
+    };
+    for (const auto& [base, seg] : segments) {
+      const bool small_seg = seg->size == kSmallSegment;
+      count(nseg, small_seg, 1);
+      count(seg_bytes, small_seg, static_cast<int64_t>(seg->size));
+      if (seg->base != base) say("segment map key ", at(base), " holds segment ", at(seg->base));
+      auto it = by_segment.find(base);
+      if (it == by_segment.end()) {
+        say("segment ", at(base), " (", seg->size, " bytes) has no blocks: its memory is lost");
+        continue;
+      }
+      auto& v = it->second;
+      std::sort(v.begin(), v.end(), [](const Block* a, const Block* b) { return a->addr < b->addr; });
+      uintptr_t pos = base;
+      bool live = false;
+      for (size_t i = 0; i < v.size(); ++i) {
+        const Block* b = v[i];
+        if (b->addr < pos) say("block ", at(b->addr), " overlaps the block before it (which ends at ", at(pos), ")");
+        if (b->addr > pos) say("gap of ", b->addr - pos, " bytes before block ", at(b->addr));
+        if (b->prev != (i ? v[i - 1] : nullptr)) say("block ", at(b->addr), ": prev link disagrees with the addresses");
+        if (b->next != (i + 1 < v.size() ? v[i + 1] : nullptr))
+          say("block ", at(b->addr), ": next link disagrees with the addresses");
+        if (b->size == 0 || b->size % kMinBlock != 0) say("block ", at(b->addr), " has size ", b->size);
+        if (b->stream != v[0]->stream) say("segment ", at(base), " holds blocks of two streams");
+        if (b->small != small_seg) say("block ", at(b->addr), " is in the wrong pool for its segment");
+        const Where w = where[b];
+        if (w == kCached && i > 0 && where[v[i - 1]] == kCached)
+          say("adjacent cached blocks ", at(v[i - 1]->addr), " and ", at(b->addr), " were not coalesced");
+        if (w == kActive) {
+          count(allocated, b->small, static_cast<int64_t>(b->size));
+          count(nactive, b->small, 1);
+          count(requested_sum, b->small, static_cast<int64_t>(b->requested));
+          if (b->requested > b->size) say("block ", at(b->addr), " is smaller than its request");
+        }
+        if (w == kCached && (b->prev || b->next)) {
+          count(nsplit, b->small, 1);
+          count(split_bytes, b->small, static_cast<int64_t>(b->size));
+        }
+        live = live || w != kCached;
+        pos = std::max(pos, b->addr + b->size);
+      }
+      if (pos != base + seg->size)
+        say("blocks of segment ", at(base), " end at ", at(pos), ", the segment at ", at(base + seg->size));
+      if (after_empty_cache && !live) say("segment ", at(base), " holds no live block after empty_cache");
+    }
+    const char* pools[] = {"all", "small_pool", "large_pool"};
+    auto expect = [&](const char* name, const c10::CachingDeviceAllocator::StatArray& st,
+                      const std::array<int64_t, 3>& walked) {
+      for (size_t p = 0; p < 3; ++p)
+        if (st[p].current != walked[p])
+          say("stat ", name, ".", pools[p], ".current is ", st[p].current, " but the blocks sum to ", walked[p]);
+    };
+    expect("allocated_bytes", stats.allocated_bytes, allocated);
+    expect("active_bytes", stats.active_bytes, allocated);
+    expect("allocation", stats.allocation, nactive);
+    expect("active", stats.active, nactive);
+    expect("requested_bytes", stats.requested_bytes, requested_sum);
+    expect("inactive_split", stats.inactive_split, nsplit);
+    expect("inactive_split_bytes", stats.inactive_split_bytes, split_bytes);
+    expect("segment", stats.segment, nseg);
+    expect("reserved_bytes", stats.reserved_bytes, seg_bytes);
+    if (static_cast<int64_t>(reserved) != seg_bytes[0])
+      say("reserved is ", reserved, " but the segments sum to ", seg_bytes[0]);
+    if (allocated[0] > seg_bytes[0]) say("allocated ", allocated[0], " exceeds reserved ", seg_bytes[0]);
+    return bad;
   }
 };
 
@@ -460,6 +583,10 @@ AllocatorSnapshot allocator_snapshot(c10::DeviceIndex device) {
   snap.reserved_bytes = s.reserved;
   snap.allocated_bytes = static_cast<size_t>(s.stats.allocated_bytes[0].current);
   return snap;
+}
+
+std::vector<std::string> allocator_check(c10::DeviceIndex device, bool after_empty_cache) {
+  return device_state(device).check(after_empty_cache);
 }
 
 REGISTER_ALLOCATOR(c10::DeviceType::PrivateUse1, &g_allocator);

@@ -9,6 +9,9 @@
 
 #include <c10/core/CachingDeviceAllocator.h>
 
+#include <string>
+#include <vector>
+
 #include "backend/cl_check.h"
 #include "backend/device_ptr.h"  // DeviceBuffer, resolve_device_ptr, device_of_ptr, pinned host
 
@@ -29,5 +32,17 @@ struct AllocatorSnapshot {
   size_t reserved_bytes = 0, allocated_bytes = 0;
 };
 AllocatorSnapshot allocator_snapshot(c10::DeviceIndex device);
+
+// Walks every segment and block of `device` under the allocator's lock and
+// returns each broken invariant as a sentence (empty: all hold). Checked:
+// the blocks of a segment tile it exactly (no overlap, no gap; prev/next
+// links agree) and share one stream and pool; a block is allocated iff it is
+// in the active map; no two adjacent cached blocks (coalescing); sizes are
+// multiples of 512; the stats equal what the walk counts (allocated,
+// active, requested, inactive-split, segment and reserved bytes);
+// reserved >= allocated <= cap. With `after_empty_cache` also: no free
+// blocks wait on events and every segment holds a live block (empty_cache
+// returned the rest).
+std::vector<std::string> allocator_check(c10::DeviceIndex device, bool after_empty_cache = false);
 
 }  // namespace torch_ocl

@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 
+#include "backend/cl_objects.h"
 #include "backend/fault_injection.h"
 #include "backend/device_ptr.h"
 #include "backend/runtime.h"
@@ -54,7 +55,7 @@ class PinnedAllocator final : public c10::Allocator {
     const auto& d = device_info(0);
     cl_int err = injected_fault(FaultPoint::CreateBuffer);
     cl_mem mem = err == CL_SUCCESS
-                     ? clCreateBuffer(d.context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, n, nullptr, &err)
+                     ? track_buffer(clCreateBuffer(d.context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, n, nullptr, &err))
                      : nullptr;
     TORCH_CHECK_WITH(OutOfMemoryError, err == CL_SUCCESS || !cl_is_out_of_memory(err), "torch_ocl: cannot allocate ",
                      n, " bytes of pinned host memory: OpenCL call clCreateBuffer failed: ", cl_error_name(err), " (",

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 
+#include "backend/cl_objects.h"
 #include "backend/runtime.h"
 
 namespace torch_ocl {
@@ -51,9 +52,9 @@ cl_mem flag_buffer(c10::DeviceIndex device) {
   if (f.flag == nullptr) {
     FlagRecord zero{};
     cl_int err = injected_fault(FaultPoint::CreateBuffer);
-    cl_mem flag = err == CL_SUCCESS ? clCreateBuffer(device_info(device).context,
-                                                     CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(zero),
-                                                     &zero, &err)
+    cl_mem flag = err == CL_SUCCESS ? track_buffer(clCreateBuffer(device_info(device).context,
+                                                                  CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                                                  sizeof(zero), &zero, &err))
                                     : nullptr;
     TORCH_CHECK(err == CL_SUCCESS, "OpenCL call clCreateBuffer (device error flag) failed: ",
                 cl_error_name(err), " (", err, ")");

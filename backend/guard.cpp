@@ -7,6 +7,7 @@
 #include <chrono>
 #include <thread>
 
+#include "backend/cl_objects.h"
 #include "backend/device_checks.h"
 #include "backend/runtime.h"
 
@@ -46,7 +47,7 @@ struct OclGuardImpl final : public c10::impl::DeviceGuardImplInterface {
   c10::DeviceIndex deviceCount() const noexcept override { return num_devices(); }
 
   void destroyEvent(void* event, const c10::DeviceIndex) const noexcept override {
-    if (event) clReleaseEvent(static_cast<cl_event>(event));
+    release_event(static_cast<cl_event>(event));
   }
   void record(void** event, const c10::Stream& stream, const c10::DeviceIndex device_index,
               const c10::EventFlag) const override {
@@ -55,7 +56,8 @@ struct OclGuardImpl final : public c10::impl::DeviceGuardImplInterface {
                 stream.device_index(), ".");
     cl_event ev = nullptr;
     OCL_CHECK(clEnqueueMarkerWithWaitList(stream_queue(stream), 0, nullptr, &ev));
-    if (*event) clReleaseEvent(static_cast<cl_event>(*event));
+    track_event(ev);
+    release_event(static_cast<cl_event>(*event));
     *event = ev;
   }
   void block(void* event, const c10::Stream& stream) const override {
@@ -89,6 +91,7 @@ struct OclGuardImpl final : public c10::impl::DeviceGuardImplInterface {
   bool queryStream(const c10::Stream& stream) const override {
     cl_event ev = nullptr;
     OCL_CHECK(clEnqueueMarkerWithWaitList(stream_queue(stream), 0, nullptr, &ev));
+    track_event(ev);
     OCL_CHECK(clFlush(stream_queue(stream)));
     // The marker completes as soon as earlier work has: on an idle queue
     // within microseconds, so give it a moment before answering "busy".
@@ -98,7 +101,7 @@ struct OclGuardImpl final : public c10::impl::DeviceGuardImplInterface {
       std::this_thread::yield();
       done = queryEvent(ev);
     }
-    clReleaseEvent(ev);
+    release_event(ev);
     return done;
   }
   void synchronizeStream(const c10::Stream& stream) const override {

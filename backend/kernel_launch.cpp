@@ -10,6 +10,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "backend/cl_objects.h"
 #include "backend/device_ptr.h"
 #include "backend/program_cache.h"
 #include "backend/runtime.h"
@@ -78,11 +79,11 @@ thread_local size_t tls_hits = 0;
 std::unique_ptr<CachedKernel> create_kernel(c10::DeviceIndex device, cl_program program,
                                             const std::string& name, const std::string& label) {
   cl_int err = CL_SUCCESS;
-  cl_kernel k = clCreateKernel(program, name.c_str(), &err);
+  cl_kernel k = track_kernel(clCreateKernel(program, name.c_str(), &err));
   TORCH_CHECK(err == CL_SUCCESS, "OpenCL call clCreateKernel(", name, ") for source '", label,
               "' failed: ", cl_error_name(err), " (", err, ")");
   auto ck = std::make_unique<CachedKernel>();
-  ck->kernel = k;
+  ck->kernel = k;  // released by ~CachedKernel, also if the next call raises
   ck->name = name;
   OCL_CHECK(clGetKernelWorkGroupInfo(k, device_info(device).id, CL_KERNEL_WORK_GROUP_SIZE,
                                      sizeof(size_t), &ck->work_group_size, nullptr));
@@ -128,12 +129,21 @@ CachedKernel& cached_kernel(c10::DeviceIndex device, KernelKey key,
     // kernel once each; the first one stored wins.
     GeneratedKernel g = make();
     cl_program program = build_program(device, g.label, g.source);
-    auto ck = create_kernel(device, program, g.kernel, g.label);
+    std::unique_ptr<CachedKernel> ck;
+    try {
+      ck = create_kernel(device, program, g.kernel, g.label);
+    } catch (...) {
+      release_program(program);
+      throw;
+    }
+    release_program(program);  // the kernel holds it
     std::lock_guard<std::mutex> lock(t.mutex);
     auto& slot = t.kernels[k];
     if (!slot) {
       slot = std::move(ck);
       ++t.stats.builds;
+    } else {
+      release_kernel(ck->kernel);  // another thread's build was stored first
     }
     found = slot.get();
   }

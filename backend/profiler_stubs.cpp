@@ -8,6 +8,7 @@
 #include <c10/util/ApproximateClock.h>
 #include <torch/csrc/profiler/stubs/base.h>
 
+#include "backend/cl_objects.h"
 #include "backend/runtime.h"
 
 namespace torch_ocl {
@@ -21,7 +22,7 @@ struct OclProfilerStubs final : torch::profiler::impl::ProfilerStubs {
     if (event) {
       cl_event ev = nullptr;
       OCL_CHECK(clEnqueueMarkerWithWaitList(current_queue(), 0, nullptr, &ev));
-      *event = std::shared_ptr<void>(ev, [](void* e) { clReleaseEvent(static_cast<cl_event>(e)); });
+      *event = std::shared_ptr<void>(track_event(ev), [](void* e) { release_event(static_cast<cl_event>(e)); });
     }
     if (cpu_ns) *cpu_ns = c10::getTime();
   }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "backend/cl_objects.h"
 #include "backend/runtime.h"
 
 namespace torch_ocl {
@@ -109,15 +110,15 @@ LoadResult try_load_binary(const DeviceInfo& d, const std::filesystem::path& fil
   if (fnv1a(ptr, payload) != h.checksum) return {nullptr, "checksum mismatch (corrupted)"};
   size_t size = payload;
   cl_int status = CL_SUCCESS, err = CL_SUCCESS;
-  cl_program p = clCreateProgramWithBinary(d.context, 1, &d.id, &size, &ptr, &status, &err);
+  cl_program p = track_program(clCreateProgramWithBinary(d.context, 1, &d.id, &size, &ptr, &status, &err));
   if (err != CL_SUCCESS || status != CL_SUCCESS) {
-    if (p != nullptr) clReleaseProgram(p);
+    if (p != nullptr) release_program(p);
     return {nullptr, std::string("the driver refused the binary: ") +
                          cl_error_name(err != CL_SUCCESS ? err : status)};
   }
   if (const cl_int e = fault_or(FaultPoint::BuildProgram, [&] { return clBuildProgram(p, 1, &d.id, "", nullptr, nullptr); });
       e != CL_SUCCESS) {
-    clReleaseProgram(p);
+    release_program(p);
     return {nullptr, std::string("the driver could not build the binary: ") + cl_error_name(e)};
   }
   return {p, {}};
@@ -242,12 +243,12 @@ cl_program build_locked(Cache& c, c10::DeviceIndex device, const std::string& la
   const char* ptr = text.c_str();
   size_t len = text.size();
   cl_int err = CL_SUCCESS;
-  cl_program p = clCreateProgramWithSource(d.context, 1, &ptr, &len, &err);
+  cl_program p = track_program(clCreateProgramWithSource(d.context, 1, &ptr, &len, &err));
   OCL_CHECK(err);
   err = fault_or(FaultPoint::BuildProgram, [&] { return clBuildProgram(p, 1, &d.id, "-cl-std=CL1.2", nullptr, nullptr); });
   if (err != CL_SUCCESS) {
     std::string log = build_log(p, d.id);
-    clReleaseProgram(p);
+    release_program(p);
     TORCH_CHECK(false, "OpenCL call clBuildProgram failed for kernel source '", label, "' on ",
                 d.name, ": ", cl_error_name(err), " (", err, ")\nbuild log:\n", log);
   }

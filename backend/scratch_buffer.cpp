@@ -1,3 +1,4 @@
+#include "backend/cl_objects.h"
 #include "backend/fault_injection.h"
 #include "backend/scratch_buffer.h"
 
@@ -21,7 +22,8 @@ cl_mem try_create(const DeviceInfo& d, size_t bytes, cl_int& err) {
     return nullptr;
   }
   err = injected_fault(FaultPoint::CreateBuffer);
-  cl_mem mem = err == CL_SUCCESS ? clCreateBuffer(d.context, CL_MEM_READ_WRITE, bytes, nullptr, &err) : nullptr;
+  cl_mem mem =
+      err == CL_SUCCESS ? track_buffer(clCreateBuffer(d.context, CL_MEM_READ_WRITE, bytes, nullptr, &err)) : nullptr;
   TORCH_CHECK(err == CL_SUCCESS || cl_is_out_of_memory(err), "OpenCL call clCreateBuffer(", bytes,
               " bytes) for a scratch buffer failed: ", cl_error_name(err), " (", err, ")");
   return err == CL_SUCCESS ? mem : nullptr;
@@ -68,8 +70,8 @@ ScratchBuffer ScratchBuffer::create(c10::DeviceIndex device, size_t bytes) {
 ScratchBuffer ScratchBuffer::from_host(c10::DeviceIndex device, const void* data, size_t bytes) {
   const DeviceInfo& d = device_info(device);
   cl_int err = injected_fault(FaultPoint::CreateBuffer);
-  cl_mem mem = err == CL_SUCCESS ? clCreateBuffer(d.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes,
-                                                  const_cast<void*>(data), &err)
+  cl_mem mem = err == CL_SUCCESS ? track_buffer(clCreateBuffer(d.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                                               bytes, const_cast<void*>(data), &err))
                                  : nullptr;
   TORCH_CHECK(err == CL_SUCCESS, "OpenCL call clCreateBuffer(", bytes,
               " bytes, CL_MEM_COPY_HOST_PTR) failed: ", cl_error_name(err), " (", err, ")");

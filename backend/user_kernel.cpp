@@ -3,6 +3,7 @@
 #include <map>
 #include <mutex>
 
+#include "backend/cl_objects.h"
 #include "backend/device_ptr.h"
 #include "backend/program_cache.h"
 #include "backend/runtime.h"
@@ -12,6 +13,9 @@ namespace torch_ocl {
 class UserKernelImpl {
  public:
   UserKernelImpl(std::string source, std::string name) : source_(std::move(source)), name_(std::move(name)) {}
+  ~UserKernelImpl() {
+    for (auto& [device, k] : kernels_) release_kernel(k);
+  }
 
   // The kernel on `device`, built on first use (the program cache keeps the
   // binary on disk). Called with mutex_ held.
@@ -19,7 +23,8 @@ class UserKernelImpl {
     if (auto it = kernels_.find(device); it != kernels_.end()) return it->second;
     cl_program program = build_program(device, "user_" + name_, source_);
     cl_int err = CL_SUCCESS;
-    cl_kernel k = clCreateKernel(program, name_.c_str(), &err);
+    cl_kernel k = track_kernel(clCreateKernel(program, name_.c_str(), &err));
+    release_program(program);  // the kernel holds the program
     TORCH_CHECK(err == CL_SUCCESS, "torch_ocl: the OpenCL source has no __kernel named '", name_, "' (",
                 cl_error_name(err), ")");
     kernels_.emplace(device, k);
@@ -82,7 +87,7 @@ void UserKernelHandle::launch(const std::vector<size_t>& global, const std::vect
                             b.offset, " is not a multiple of ", align, "); pass a copy (.clone())");
                 cl_buffer_region region{b.offset, std::max<size_t>(1, std::min(b.capacity, v.nbytes()))};
                 cl_int e = CL_SUCCESS;
-                mem = clCreateSubBuffer(b.buffer, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &e);
+                mem = track_buffer(clCreateSubBuffer(b.buffer, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &e));
                 OCL_CHECK(e);
                 sub_buffers.push_back(mem);
               }

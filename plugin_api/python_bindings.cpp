@@ -4,6 +4,7 @@
 #include <torch/extension.h>
 
 #include "allocator/device_allocator.h"
+#include "backend/cl_objects.h"
 #include "backend/fallback.h"
 #include "backend/fault_injection.h"
 #include "backend/generator.h"
@@ -151,6 +152,17 @@ PYBIND11_MODULE(_C, m) {
   m.def("mem_get_info", [](int i) { return device_allocator()->getMemoryInfo(static_cast<c10::DeviceIndex>(i)); });
   m.def("set_memory_limit", [](int i, size_t bytes) { set_memory_limit(static_cast<c10::DeviceIndex>(i), bytes); });
   m.def("memory_limit", [](int i) { return memory_limit(static_cast<c10::DeviceIndex>(i)); });
+  // Debug introspection (tests): broken allocator invariants (empty list: all hold), and
+  // the OpenCL objects torch_ocl created and has not released.
+  m.def("_allocator_check", [](int i, bool after_empty_cache) {
+    return allocator_check(static_cast<c10::DeviceIndex>(i), after_empty_cache);
+  }, py::arg("device") = 0, py::arg("after_empty_cache") = false);
+  m.def("_live_cl_objects", [] {
+    const auto live = live_cl_objects();
+    py::dict d;
+    for (int k = 0; k < kClObjectKinds; ++k) d[cl_object_name(static_cast<ClObject>(k))] = live[k];
+    return d;
+  });
   // fallback
   m.def("fallback_stats", [] { return fallback_stats(); });
   m.def("reset_fallback_stats", [] { reset_fallback_stats(); });
@@ -189,6 +201,6 @@ PYBIND11_MODULE(_C, m) {
   // Builds (or loads from the disk cache) a complete OpenCL source; for tests
   // of the program cache.
   m.def("_build_program", [](const std::string& label, const std::string& source, int device) {
-    clReleaseProgram(build_program(static_cast<c10::DeviceIndex>(device), label, source));
+    release_program(build_program(static_cast<c10::DeviceIndex>(device), label, source));
   });
 }

@@ -8,6 +8,7 @@ anywhere (that module snapshots the device types it knows).
 import torch_ocl  # noqa: F401  (must stay the first import)
 import torch_ocl.testing
 
+import gc
 import os
 import subprocess
 import sys
@@ -24,6 +25,57 @@ def _seeded(request):
     """Seed the host RNG from the test's id: every test draws the same random
     inputs on every run and in any order, so a failure reproduces."""
     torch_ocl.testing.seed(zlib.crc32(request.node.nodeid.encode()))
+
+
+def _settled_device_bytes():
+    """memory_allocated() once nothing unreachable holds device memory: Python
+    garbage collected (reference cycles, e.g. of autograd graphs or of
+    tracebacks that keep frames alive) and all queued work done (blocks freed
+    with record_stream come back when the streams they wait on finish)."""
+    gc.collect()
+    torch.ocl.synchronize()
+    return torch.ocl.memory_allocated()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _no_device_memory_leak(request):
+    """Each test module must end with torch.ocl.memory_allocated() back at its
+    value from the module's start (module-level tensors are already counted:
+    they are made at import, before this fixture). A module that keeps device
+    tensors on purpose past its end (a cache the module owns) lists the
+    attribute names in ``KEEPS_DEVICE_MEMORY``; those tensors' bytes are
+    allowed, nothing else. Exceptions that a test stored (sys.last_value) are
+    dropped first: their tracebacks pin the frames' tensors. Not checked
+    after a failed test (its traceback may pin tensors; the failure is the
+    report)."""
+    if not torch_ocl.is_available():
+        yield
+        return
+    before = _settled_device_bytes()
+    failed_before = request.session.testsfailed
+    yield
+    if request.session.testsfailed != failed_before:
+        return  # a failed test's traceback may pin tensors: that failure is the report
+    sys.last_value = sys.last_traceback = sys.last_exc = None
+    after = _settled_device_bytes()
+    kept = 0
+    for name in getattr(request.module, "KEEPS_DEVICE_MEMORY", ()):
+        for t in _device_tensors(getattr(request.module, name, None)):
+            kept += -(-t.untyped_storage().nbytes() // 512) * 512  # the allocator's 512-byte blocks
+    assert after - kept <= before, (
+        f"{request.module.__name__} leaked device memory: memory_allocated() was {before} bytes at the "
+        f"module's start and is {after} at its end ({after - before - kept} bytes not released; "
+        f"{kept} bytes kept on purpose by KEEPS_DEVICE_MEMORY)")
+
+
+def _device_tensors(obj):
+    if isinstance(obj, torch.Tensor):
+        return [obj] if obj.device.type == "ocl" else []
+    if isinstance(obj, dict):
+        obj = list(obj.values())
+    if isinstance(obj, (list, tuple)):
+        return [t for o in obj for t in _device_tensors(o)]
+    return []
 
 
 @pytest.fixture
