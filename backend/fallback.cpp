@@ -11,6 +11,7 @@
 
 #include "backend/generator.h"
 #include "backend/runtime.h"
+#include "backend/same_device.h"
 
 namespace torch_ocl {
 namespace {
@@ -66,9 +67,36 @@ struct GeneratorSwap {
   }
 };
 
+// at::native::cpu_fallback moves the results to the device of the first
+// tensor argument (when no argument is a Device). When that is a 0-dim CPU
+// operand next to ocl tensors, the results belong on the common device.
+bool first_tensor_is_cpu(const c10::OperatorHandle& op, const torch::jit::Stack& stack) {
+  const auto& args = op.schema().arguments();
+  const size_t first = stack.size() - args.size();
+  for (size_t i = first; i < stack.size(); ++i)
+    if (stack[i].isDevice()) return false;
+  for (size_t i = first; i < stack.size(); ++i)
+    if (stack[i].isTensor()) return stack[i].toTensor().device().is_cpu();
+  return false;
+}
+
+void move_results(const c10::OperatorHandle& op, torch::jit::Stack* stack, c10::Device device) {
+  const auto& returns = op.schema().returns();
+  const size_t first = stack->size() - returns.size();
+  for (size_t i = 0; i < returns.size(); ++i) {
+    if (returns[i].alias_info()) continue;  // an argument written in place
+    c10::IValue& v = (*stack)[first + i];
+    if (v.isTensor() && v.toTensor().defined() && v.toTensor().device().is_cpu())
+      v = c10::IValue(v.toTensor().to(device));
+  }
+}
+
 }  // namespace
 
 void cpu_fallback_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  // Mixed devices raise CUDA's error before anything runs: the CPU kernel
+  // would accept them, and an out= tensor on the CPU cannot be copied back.
+  const std::optional<c10::Device> common = check_same_device(op, *stack);
   const std::string name = op_name(op);
   const FallbackMode mode = fallback_mode();
   TORCH_CHECK(mode != FallbackMode::Error, "torch_ocl: ", name,
@@ -84,7 +112,9 @@ void cpu_fallback_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack
     TORCH_WARN("torch_ocl: ", name, " has no native ocl kernel and runs on the CPU (a copy each "
                "way). Set TORCH_OCL_FALLBACK=silent to hide this, =error to forbid it.");
   GeneratorSwap swap(op, stack);
+  const bool fix_device = common && !common->is_cpu() && first_tensor_is_cpu(op, *stack);
   at::native::cpu_fallback(op, stack);
+  if (fix_device) move_results(op, stack, *common);
 }
 
 torch::jit::Stack run_fallback(const std::string& name, torch::jit::Stack stack) {
@@ -127,6 +157,17 @@ void reset_fallback_stats() {
 
 TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&cpu_fallback_kernel>());
+}
+
+// ATen runs the functional _linalg_solve_ex (linalg.solve) through its
+// CompositeExplicitAutogradNonFunctional kernel: the structured meta on ocl
+// allocates LU from A's device and the result from B's, which with mixed
+// devices fails an internal assert ("structured kernels don't support
+// multi-device outputs") before the out= overload reaches this fallback. The
+// functional goes to the fallback directly, whose device check raises CUDA's
+// error (and the CPU kernel runs once, without the out= round trip).
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("_linalg_solve_ex", torch::CppFunction::makeFromBoxedFunction<&cpu_fallback_kernel>());
 }
 
 }  // namespace torch_ocl

@@ -282,9 +282,11 @@ Launch& Launch::raw(size_t size, const void* ptr) {
 
 Launch& Launch::tensor(const at::TensorBase& t) {
   if (!t.defined() || t.data_ptr() == nullptr) return null_tensor();
+  // The last line of defence: ops check devices before they launch (ATen's
+  // checks, TensorIterator, check_same_device), with CUDA's message; so is this.
   TORCH_CHECK(t.device().type() == c10::DeviceType::PrivateUse1 && t.device().index() == device_,
-              "torch_ocl: kernel ", name_, " expected a tensor on ocl:", static_cast<int>(device_),
-              " but got one on ", t.device());
+              "Expected all tensors to be on the same device, but found at least two devices, ocl:",
+              static_cast<int>(device_), " and ", t.device(), "! (kernel ", name_, ")");
   return device_pointer(t.data_ptr());
 }
 

@@ -27,6 +27,7 @@
 
 #include <cstdio>
 
+#include "backend/same_device.h"
 #include "backend/device_ptr.h"
 #include "backend/fallback.h"
 #include "backend/kernel_launch.h"
@@ -496,11 +497,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
       m, "addmv", "addmv_", "addmv.out");
   register_structured<structured_baddbmm, &baddbmm_impl, TensorRef, TensorRef, ScalarRef, ScalarRef>(
       m, "baddbmm", "baddbmm_", "baddbmm.out");
-  m.impl("addbmm", TORCH_FN(addbmm));
-  m.impl("addbmm_", TORCH_FN(addbmm_));
-  m.impl("addbmm.out", TORCH_FN(addbmm_out));
-  m.impl("dot", TORCH_FN(dot));
-  m.impl("vdot", TORCH_FN(vdot));
+  ::torch_ocl::register_checked<&addbmm>(m, "addbmm");
+  ::torch_ocl::register_checked<&addbmm_>(m, "addbmm_");
+  ::torch_ocl::register_checked<&addbmm_out>(m, "addbmm.out");
+  ::torch_ocl::register_checked<&dot>(m, "dot");
+  ::torch_ocl::register_checked<&vdot>(m, "vdot");
 }
 
 }  // namespace torch_ocl

@@ -21,6 +21,7 @@
 #include <optional>
 #include <sstream>
 
+#include "backend/same_device.h"
 #include "backend/fallback.h"
 #include "backend/kernel_launch.h"
 #include "kernels/blas.h"
@@ -359,8 +360,8 @@ void col2im_2d(const Tensor& col, const Tensor& img, const Window2d& w) {
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("convolution_overrideable", TORCH_FN(convolution_overrideable));
-  m.impl("convolution_backward_overrideable", TORCH_FN(convolution_backward_overrideable));
+  ::torch_ocl::register_checked<&convolution_overrideable>(m, "convolution_overrideable");
+  ::torch_ocl::register_checked<&convolution_backward_overrideable>(m, "convolution_backward_overrideable");
 }
 
 }  // namespace torch_ocl

@@ -8,6 +8,7 @@
 #include <ATen/ops/empty.h>
 #include <torch/library.h>
 
+#include "backend/same_device.h"
 #include "backend/fallback.h"
 #include "backend/kernel_launch.h"
 #include "kernels/conv_columns.h"
@@ -103,10 +104,10 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("im2col", TORCH_FN(im2col));
-  m.impl("im2col.out", TORCH_FN(im2col_out));
-  m.impl("col2im", TORCH_FN(col2im));
-  m.impl("col2im.out", TORCH_FN(col2im_out));
+  ::torch_ocl::register_checked<&im2col>(m, "im2col");
+  ::torch_ocl::register_checked<&im2col_out>(m, "im2col.out");
+  ::torch_ocl::register_checked<&col2im>(m, "col2im");
+  ::torch_ocl::register_checked<&col2im_out>(m, "col2im.out");
 }
 
 }  // namespace torch_ocl

@@ -11,6 +11,7 @@
 #include <ATen/ops/zeros.h>
 #include <torch/library.h>
 
+#include "backend/same_device.h"
 #include "backend/fallback.h"
 #include "backend/kernel_launch.h"
 
@@ -135,10 +136,10 @@ std::tuple<Tensor, Tensor> grid_sampler_backward(const Tensor& grad_output, cons
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("grid_sampler_2d", TORCH_FN(grid_sampler<2>));
-  m.impl("grid_sampler_3d", TORCH_FN(grid_sampler<3>));
-  m.impl("grid_sampler_2d_backward", TORCH_FN(grid_sampler_backward<2>));
-  m.impl("grid_sampler_3d_backward", TORCH_FN(grid_sampler_backward<3>));
+  ::torch_ocl::register_checked<&grid_sampler<2>>(m, "grid_sampler_2d");
+  ::torch_ocl::register_checked<&grid_sampler<3>>(m, "grid_sampler_3d");
+  ::torch_ocl::register_checked<&grid_sampler_backward<2>>(m, "grid_sampler_2d_backward");
+  ::torch_ocl::register_checked<&grid_sampler_backward<3>>(m, "grid_sampler_3d_backward");
 }
 
 }  // namespace torch_ocl

@@ -13,11 +13,13 @@ template <class Meta, auto Impl, bool (*Accepts)(const at::Tensor&), class... Re
 struct Guarded {
   using Op = StructuredOp<Meta, Impl, Rest...>;
   static at::Tensor functional(const at::Tensor& self, Rest... rest) {
+    check_same_device<const at::Tensor&, Rest...>(Op::names()[0], true, self, rest...);
     if (!Accepts(self))
       return run_fallback(Op::names()[0], c10::impl::boxArgs<const at::Tensor&, Rest...>(self, rest...))[0].toTensor();
     return Op::functional(self, rest...);
   }
   static at::Tensor& out(const at::Tensor& self, Rest... rest, at::Tensor& result) {
+    check_same_device<const at::Tensor&, Rest..., at::Tensor&>(Op::names()[2], true, self, rest..., result);
     if (!Accepts(self)) {
       run_fallback(Op::names()[2], c10::impl::boxArgs<const at::Tensor&, Rest..., at::Tensor&>(self, rest..., result));
       return result;

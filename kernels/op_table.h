@@ -49,11 +49,16 @@ struct GuardedNative<Fn, Gate, R (*)(A...)> {
     static std::string n;
     return n;
   }
+  static bool& check_devices() {
+    static bool c = true;
+    return c;
+  }
   template <class First, class... More>
   static First&& first(First&& f, More&&...) { return std::forward<First>(f); }
   template <class... All>
   static decltype(auto) last(All&&... all) { return (std::forward<All>(all), ...); }
   static R call(A... a) {
+    check_same_device<A...>(name(), check_devices(), a...);
     if (any_lacks_kernels(Gate, a...)) {
       auto stack = run_fallback(name(), c10::impl::boxArgs<A...>(a...));
       if constexpr (std::is_same_v<R, at::Tensor>) {
@@ -78,6 +83,7 @@ struct GuardedNative<Fn, Gate, R (*)(A...)> {
 template <auto Fn, KernelGate Gate = KernelGate::kReal>
 void register_guarded(torch::Library& m, const char* schema) {
   GuardedNative<Fn, Gate>::name() = std::string("aten::") + schema;
+  GuardedNative<Fn, Gate>::check_devices() = !takes_cpu_tensors(GuardedNative<Fn, Gate>::name());
   m.impl(schema, TORCH_FN((GuardedNative<Fn, Gate>::call)));
 }
 

@@ -20,6 +20,7 @@
 #include <ATen/ops/replication_pad2d_meta.h>
 #include <ATen/ops/replication_pad3d_meta.h>
 
+#include "backend/same_device.h"
 #include "backend/kernel_launch.h"
 #include "kernels/dim_slices.h"
 #include "kernels/guarded_structured.h"
@@ -197,14 +198,14 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   Guarded<structured_replication_pad1d_backward, &backward_impl<false, false>, floating, CT, IA>::reg(
       m, "replication_pad1d_backward", "replication_pad1d_backward.grad_input");
 
-  m.impl("reflection_pad2d", TORCH_FN(reflection_pad2d));
-  m.impl("reflection_pad2d.out", TORCH_FN(reflection_pad2d_out));
-  m.impl("reflection_pad2d_backward", TORCH_FN((backward_functional<true, 2>)));
-  m.impl("reflection_pad2d_backward.grad_input", TORCH_FN((backward_out<true, 2>)));
-  m.impl("replication_pad2d_backward", TORCH_FN((backward_functional<false, 2>)));
-  m.impl("replication_pad2d_backward.grad_input", TORCH_FN((backward_out<false, 2>)));
-  m.impl("replication_pad3d_backward", TORCH_FN((backward_functional<false, 3>)));
-  m.impl("replication_pad3d_backward.grad_input", TORCH_FN((backward_out<false, 3>)));
+  ::torch_ocl::register_checked<&reflection_pad2d>(m, "reflection_pad2d");
+  ::torch_ocl::register_checked<&reflection_pad2d_out>(m, "reflection_pad2d.out");
+  ::torch_ocl::register_checked<&backward_functional<true, 2>>(m, "reflection_pad2d_backward");
+  ::torch_ocl::register_checked<&backward_out<true, 2>>(m, "reflection_pad2d_backward.grad_input");
+  ::torch_ocl::register_checked<&backward_functional<false, 2>>(m, "replication_pad2d_backward");
+  ::torch_ocl::register_checked<&backward_out<false, 2>>(m, "replication_pad2d_backward.grad_input");
+  ::torch_ocl::register_checked<&backward_functional<false, 3>>(m, "replication_pad3d_backward");
+  ::torch_ocl::register_checked<&backward_out<false, 3>>(m, "replication_pad3d_backward.grad_input");
 }
 
 }  // namespace torch_ocl

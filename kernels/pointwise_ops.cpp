@@ -153,6 +153,7 @@
 #include <ATen/ops/result_type.h>
 #include <ATen/ops/scalar_tensor.h>
 
+#include "backend/same_device.h"
 #include "kernels/op_table.h"
 
 using namespace torch_ocl;
@@ -553,10 +554,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_structured<at::meta::structured_gelu, &gelu_impl, c10::string_view>(m, "gelu", "gelu_", "gelu.out");
   register_structured<at::meta::structured_gelu_backward, &gelu_backward_impl, const Tensor&, c10::string_view>(
       m, "gelu_backward", nullptr, "gelu_backward.grad_input");
-  m.impl("log_sigmoid_forward", TORCH_FN(log_sigmoid_forward));
-  m.impl("log_sigmoid_forward.output", TORCH_FN(log_sigmoid_forward_out));
-  m.impl("log_sigmoid_backward", TORCH_FN(log_sigmoid_backward));
-  m.impl("log_sigmoid_backward.grad_input", TORCH_FN(log_sigmoid_backward_out));
+  ::torch_ocl::register_checked<&log_sigmoid_forward>(m, "log_sigmoid_forward");
+  ::torch_ocl::register_checked<&log_sigmoid_forward_out>(m, "log_sigmoid_forward.output");
+  ::torch_ocl::register_checked<&log_sigmoid_backward>(m, "log_sigmoid_backward");
+  ::torch_ocl::register_checked<&log_sigmoid_backward_out>(m, "log_sigmoid_backward.grad_input");
 }
 
 // masked_fill_: ATen's impls are CPU/CUDA-only; self = mask ? value : self.

@@ -30,6 +30,7 @@
 #include <map>
 #include <mutex>
 
+#include "backend/same_device.h"
 #include "backend/device_checks.h"
 #include "backend/kernel_launch.h"
 #include "kernels/dim_slices.h"
@@ -554,10 +555,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_structured<structured_max_pool2d_with_indices_backward, &max_pool2d_backward_impl, const Tensor&, IA,
                       IA, IA, IA, bool, const Tensor&>(m, "max_pool2d_with_indices_backward", nullptr,
                                                        "max_pool2d_with_indices_backward.grad_input");
-  m.impl("max_pool3d_with_indices", TORCH_FN(max_pool3d));
-  m.impl("max_pool3d_with_indices.out", TORCH_FN(max_pool3d_out));
-  m.impl("max_pool3d_with_indices_backward", TORCH_FN(max_pool3d_backward));
-  m.impl("max_pool3d_with_indices_backward.grad_input", TORCH_FN(max_pool3d_backward_out));
+  ::torch_ocl::register_checked<&max_pool3d>(m, "max_pool3d_with_indices");
+  ::torch_ocl::register_checked<&max_pool3d_out>(m, "max_pool3d_with_indices.out");
+  ::torch_ocl::register_checked<&max_pool3d_backward>(m, "max_pool3d_with_indices_backward");
+  ::torch_ocl::register_checked<&max_pool3d_backward_out>(m, "max_pool3d_with_indices_backward.grad_input");
 
   register_structured<structured_avg_pool2d, &avg_pool_impl<2>, IA, IA, IA, bool, bool, OptInt>(
       m, "avg_pool2d", nullptr, "avg_pool2d.out");
@@ -579,18 +580,18 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
                       const Tensor&>(m, "adaptive_max_pool3d_backward", nullptr,
                                      "adaptive_max_pool3d_backward.grad_input");
 
-  m.impl("_adaptive_avg_pool2d", TORCH_FN(adaptive_avg<2>));
-  m.impl("adaptive_avg_pool2d.out", TORCH_FN(adaptive_avg_out<2>));
-  m.impl("_adaptive_avg_pool2d_backward", TORCH_FN(adaptive_avg_backward<2>));
-  m.impl("_adaptive_avg_pool3d", TORCH_FN(adaptive_avg<3>));
-  m.impl("adaptive_avg_pool3d.out", TORCH_FN(adaptive_avg_out<3>));
-  m.impl("_adaptive_avg_pool3d_backward", TORCH_FN(adaptive_avg_backward<3>));
-  m.impl("adaptive_avg_pool3d_backward.grad_input", TORCH_FN(adaptive_avg_backward_out<3>));
+  ::torch_ocl::register_checked<&adaptive_avg<2>>(m, "_adaptive_avg_pool2d");
+  ::torch_ocl::register_checked<&adaptive_avg_out<2>>(m, "adaptive_avg_pool2d.out");
+  ::torch_ocl::register_checked<&adaptive_avg_backward<2>>(m, "_adaptive_avg_pool2d_backward");
+  ::torch_ocl::register_checked<&adaptive_avg<3>>(m, "_adaptive_avg_pool3d");
+  ::torch_ocl::register_checked<&adaptive_avg_out<3>>(m, "adaptive_avg_pool3d.out");
+  ::torch_ocl::register_checked<&adaptive_avg_backward<3>>(m, "_adaptive_avg_pool3d_backward");
+  ::torch_ocl::register_checked<&adaptive_avg_backward_out<3>>(m, "adaptive_avg_pool3d_backward.grad_input");
 
-  m.impl("max_unpool2d", TORCH_FN(max_unpool2d));
-  m.impl("max_unpool2d.out", TORCH_FN(max_unpool2d_out));
-  m.impl("max_unpool3d", TORCH_FN(max_unpool3d));
-  m.impl("max_unpool3d.out", TORCH_FN(max_unpool3d_out));
+  ::torch_ocl::register_checked<&max_unpool2d>(m, "max_unpool2d");
+  ::torch_ocl::register_checked<&max_unpool2d_out>(m, "max_unpool2d.out");
+  ::torch_ocl::register_checked<&max_unpool3d>(m, "max_unpool3d");
+  ::torch_ocl::register_checked<&max_unpool3d_out>(m, "max_unpool3d.out");
 
   register_structured2<structured_fractional_max_pool2d, &fractional_max_impl<2>, IA, IA, const Tensor&>(
       m, "fractional_max_pool2d", "fractional_max_pool2d.output");
@@ -599,8 +600,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_structured<structured_fractional_max_pool2d_backward, &fractional_max2d_backward_impl, const Tensor&,
                       IA, IA, const Tensor&>(m, "fractional_max_pool2d_backward", nullptr,
                                              "fractional_max_pool2d_backward.grad_input");
-  m.impl("fractional_max_pool3d_backward", TORCH_FN(fractional_max3d_backward));
-  m.impl("fractional_max_pool3d_backward.grad_input", TORCH_FN(fractional_max3d_backward_out));
+  ::torch_ocl::register_checked<&fractional_max3d_backward>(m, "fractional_max_pool3d_backward");
+  ::torch_ocl::register_checked<&fractional_max3d_backward_out>(m, "fractional_max_pool3d_backward.grad_input");
 }
 
 }  // namespace torch_ocl

@@ -32,6 +32,7 @@
 
 #include <cmath>
 
+#include "backend/same_device.h"
 #include "backend/fallback.h"
 #include "backend/generator.h"
 #include "backend/kernel_launch.h"
@@ -403,17 +404,17 @@ using BernoulliT = Tensor& (*)(Tensor&, const Tensor&, Gen);
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("uniform_", TORCH_FN(at::native::uniform_));
   m.impl("normal_", TORCH_FN(at::native::normal_));
-  m.impl("normal.Tensor_float", TORCH_FN(static_cast<NormalTF>(at::native::normal)));
-  m.impl("normal.float_Tensor", TORCH_FN(static_cast<NormalFT>(at::native::normal)));
-  m.impl("normal.Tensor_Tensor", TORCH_FN(static_cast<NormalTT>(at::native::normal)));
-  m.impl("normal.Tensor_float_out", TORCH_FN(static_cast<NormalTFOut>(at::native::normal_out)));
-  m.impl("normal.float_Tensor_out", TORCH_FN(static_cast<NormalFTOut>(at::native::normal_out)));
-  m.impl("normal.Tensor_Tensor_out", TORCH_FN(static_cast<NormalTTOut>(at::native::normal_out)));
-  m.impl("native_dropout", TORCH_FN(native_dropout));
-  m.impl("rrelu_with_noise", TORCH_FN(rrelu_with_noise));
-  m.impl("rrelu_with_noise_", TORCH_FN(rrelu_with_noise_));
-  m.impl("rrelu_with_noise.out", TORCH_FN(rrelu_with_noise_out));
-  m.impl("native_dropout_backward", TORCH_FN(at::native::native_dropout_backward));
+  ::torch_ocl::register_checked<static_cast<NormalTF>(at::native::normal)>(m, "normal.Tensor_float");
+  ::torch_ocl::register_checked<static_cast<NormalFT>(at::native::normal)>(m, "normal.float_Tensor");
+  ::torch_ocl::register_checked<static_cast<NormalTT>(at::native::normal)>(m, "normal.Tensor_Tensor");
+  ::torch_ocl::register_checked<static_cast<NormalTFOut>(at::native::normal_out)>(m, "normal.Tensor_float_out");
+  ::torch_ocl::register_checked<static_cast<NormalFTOut>(at::native::normal_out)>(m, "normal.float_Tensor_out");
+  ::torch_ocl::register_checked<static_cast<NormalTTOut>(at::native::normal_out)>(m, "normal.Tensor_Tensor_out");
+  ::torch_ocl::register_checked<&native_dropout>(m, "native_dropout");
+  ::torch_ocl::register_checked<&rrelu_with_noise>(m, "rrelu_with_noise");
+  ::torch_ocl::register_checked<&rrelu_with_noise_>(m, "rrelu_with_noise_");
+  ::torch_ocl::register_checked<&rrelu_with_noise_out>(m, "rrelu_with_noise.out");
+  ::torch_ocl::register_checked<&at::native::native_dropout_backward>(m, "native_dropout_backward");
   m.impl("randperm.generator_out", TORCH_FN(randperm_out));
 }
 

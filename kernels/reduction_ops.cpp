@@ -26,6 +26,7 @@
 #include <ATen/ops/var_mean_native.h>
 #include <ATen/ops/var_native.h>
 
+#include "backend/same_device.h"
 #include "kernels/op_table.h"
 #include "kernels/reduce_engine.h"
 
@@ -235,10 +236,10 @@ OCL_NATIVE_FN("min", static_cast<Tensor (*)(const Tensor&)>(&at::native::min))
 OCL_NATIVE_FN("min.unary_out", &at::native::min_unary_out)
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("max.dim", TORCH_FN(dim_values_indices<at::native::structured_max_out>));
-  m.impl("max.dim_max", TORCH_FN(dim_values_indices_out<at::native::structured_max_out>));
-  m.impl("min.dim", TORCH_FN(dim_values_indices<at::native::structured_min_out>));
-  m.impl("min.dim_min", TORCH_FN(dim_values_indices_out<at::native::structured_min_out>));
-  m.impl("aminmax", TORCH_FN(aminmax));
-  m.impl("aminmax.out", TORCH_FN(aminmax_out));
+  ::torch_ocl::register_checked<&dim_values_indices<at::native::structured_max_out>>(m, "max.dim");
+  ::torch_ocl::register_checked<&dim_values_indices_out<at::native::structured_max_out>>(m, "max.dim_max");
+  ::torch_ocl::register_checked<&dim_values_indices<at::native::structured_min_out>>(m, "min.dim");
+  ::torch_ocl::register_checked<&dim_values_indices_out<at::native::structured_min_out>>(m, "min.dim_min");
+  ::torch_ocl::register_checked<&aminmax>(m, "aminmax");
+  ::torch_ocl::register_checked<&aminmax_out>(m, "aminmax.out");
 }

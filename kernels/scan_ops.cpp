@@ -16,6 +16,7 @@
 
 #include <string>
 
+#include "backend/same_device.h"
 #include "backend/runtime.h"
 #include "kernels/dim_slices.h"
 #include "kernels/op_table.h"
@@ -117,8 +118,8 @@ void cummin_helper(const at::Tensor& self, at::Tensor& values, at::Tensor& indic
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("_cummax_helper", TORCH_FN(cummax_helper));
-  m.impl("_cummin_helper", TORCH_FN(cummin_helper));
+  ::torch_ocl::register_checked<&cummax_helper>(m, "_cummax_helper");
+  ::torch_ocl::register_checked<&cummin_helper>(m, "_cummin_helper");
 }
 
 }  // namespace torch_ocl

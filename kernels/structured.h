@@ -17,6 +17,7 @@
 
 #include "backend/fallback.h"
 #include "backend/kernel_launch.h"
+#include "backend/same_device.h"
 
 namespace torch_ocl {
 
@@ -136,8 +137,14 @@ struct StructuredOp {
     static KernelGate g = KernelGate::kReal;
     return g;
   }
+  // Which variants check devices (all but ops that take CPU tensors).
+  static std::array<bool, 3>& checks() {
+    static std::array<bool, 3> c{true, true, true};
+    return c;
+  }
 
   static at::Tensor functional(const at::Tensor& self, Rest... rest) {
+    check_same_device<const at::Tensor&, Rest...>(names()[0], checks()[0], self, rest...);
     if (any_lacks_kernels(gate(), self, rest...))
       return run_fallback(names()[0], c10::impl::boxArgs<const at::Tensor&, Rest...>(self, rest...))[0].toTensor();
     OclStructured<Meta> op(Variant::Functional);
@@ -146,6 +153,7 @@ struct StructuredOp {
     return std::move(op.outputs[0]);
   }
   static at::Tensor& inplace(at::Tensor& self, Rest... rest) {
+    check_same_device<at::Tensor&, Rest...>(names()[1], checks()[1], self, rest...);
     if (any_lacks_kernels(gate(), self, rest...)) {
       run_fallback(names()[1], c10::impl::boxArgs<at::Tensor&, Rest...>(self, rest...));
       return self;
@@ -156,6 +164,7 @@ struct StructuredOp {
     return self;
   }
   static at::Tensor& out(const at::Tensor& self, Rest... rest, at::Tensor& result) {
+    check_same_device<const at::Tensor&, Rest..., at::Tensor&>(names()[2], checks()[2], self, rest..., result);
     if (any_lacks_kernels(gate(), self, rest..., result)) {
       run_fallback(names()[2], c10::impl::boxArgs<const at::Tensor&, Rest..., at::Tensor&>(self, rest..., result));
       return result;
@@ -174,6 +183,7 @@ void register_structured(torch::Library& m, const char* functional, const char* 
   using Op = StructuredOp<Meta, Impl, Rest...>;
   auto qualified = [](const char* name) { return name ? std::string("aten::") + name : std::string(); };
   Op::names() = {qualified(functional), qualified(inplace), qualified(out)};
+  for (size_t i = 0; i < 3; ++i) Op::checks()[i] = !takes_cpu_tensors(Op::names()[i]);
   Op::gate() = gate;
   if (functional) m.impl(functional, TORCH_FN(Op::functional));
   if (inplace) m.impl(inplace, TORCH_FN(Op::inplace));
@@ -192,6 +202,7 @@ struct StructuredOp2 {
     return n;
   }
   static Pair functional(const at::Tensor& self, Rest... rest) {
+    check_same_device<const at::Tensor&, Rest...>(names()[0], true, self, rest...);
     if (any_lacks_kernels(KernelGate::kReal, self, rest...)) {
       auto s = run_fallback(names()[0], c10::impl::boxArgs<const at::Tensor&, Rest...>(self, rest...));
       return {s[0].toTensor(), s[1].toTensor()};
@@ -202,6 +213,8 @@ struct StructuredOp2 {
     return {std::move(op.outputs[0]), std::move(op.outputs[1])};
   }
   static RefPair out(const at::Tensor& self, Rest... rest, at::Tensor& out0, at::Tensor& out1) {
+    check_same_device<const at::Tensor&, Rest..., at::Tensor&, at::Tensor&>(names()[1], true, self, rest..., out0,
+                                                                              out1);
     if (any_lacks_kernels(KernelGate::kReal, self, rest..., out0, out1)) {
       run_fallback(names()[1], c10::impl::boxArgs<const at::Tensor&, Rest..., at::Tensor&, at::Tensor&>(
                                    self, rest..., out0, out1));

@@ -283,14 +283,14 @@ def test_host_checked_errors_match_cpu():
     cases = [
         (lambda t, j: torch.gather(t, 0, j.float()), "gather"),
         (lambda t, j: torch.gather(t, 0, j.unsqueeze(0)), "Index tensor must have the same number of dimensions"),
-        (lambda t, j: t.scatter(0, j, torch.ones(1, 2, dtype=torch.float64)), "scatter(): Expected self.dtype to be equal to src.dtype"),
+        (lambda t, j: t.scatter(0, j, torch.ones(1, 2, dtype=torch.float64).to(t.device)), "scatter(): Expected self.dtype to be equal to src.dtype"),
         (lambda t, j: torch.index_select(t, 0, j), "index_select(): Index is supposed to be a vector"),
         (lambda t, j: torch.index_select(t, 0, j[0].float()), "index_select(): Expected dtype int32 or int64 for index"),
         (lambda t, j: t[j, j, j], "too many indices for tensor of dimension 2"),
-        (lambda t, j: t.index_add(0, j[0], torch.ones(3, 5)), "index_add_(): Number of indices"),
+        (lambda t, j: t.index_add(0, j[0], torch.ones(3, 5).to(t.device)), "index_add_(): Number of indices"),
         (lambda t, j: t.index_fill_(0, j[0].int(), 1), "index_fill_(): Expected dtype int64 for index"),
         (lambda t, j: torch.masked_select(t, t.int()), "masked_select: expected BoolTensor for mask"),
-        (lambda t, j: t.masked_scatter(t > 0, torch.ones(2)), "Number of elements of source < number of ones in mask"),
+        (lambda t, j: t.masked_scatter(t > 0, torch.ones(2).to(t.device)), "Number of elements of source < number of ones in mask"),
         (lambda t, j: t.scatter_reduce(0, j, torch.ones(1, 2).to(t.device), "foo"), "reduce argument must be either sum, prod, mean, amax or amin"),
     ]
     for fn, text in cases:
