@@ -13,6 +13,7 @@
 #include <ATen/native/PointwiseOps.h>
 #include <ATen/native/Pow.h>
 #include <ATen/native/TensorCompare.h>
+#include <ATen/native/TensorFactories.h>
 #include <ATen/native/UnaryOps.h>
 #include <ATen/ops/abs_native.h>
 #include <ATen/ops/acos_native.h>
@@ -39,6 +40,7 @@
 #include <ATen/ops/conj_physical_native.h>
 #include <ATen/ops/copysign_native.h>
 #include <ATen/ops/cos_native.h>
+#include <ATen/ops/complex_native.h>
 #include <ATen/ops/cosh_native.h>
 #include <ATen/ops/digamma_native.h>
 #include <ATen/ops/div_native.h>
@@ -108,6 +110,7 @@
 #include <ATen/ops/nan_to_num_native.h>
 #include <ATen/ops/ne_native.h>
 #include <ATen/ops/neg_native.h>
+#include <ATen/ops/polar_native.h>
 #include <ATen/ops/pow_native.h>
 #include <ATen/ops/reciprocal_native.h>
 #include <ATen/ops/relu_native.h>
@@ -226,6 +229,23 @@ OCL_NATIVE_FN("logit.out", &at::native::logit_out)
 OCL_POINTWISE_STUB(frexp, frexp_stub, .expr = "pw_frexp_mantissa(a)", .dtypes = kFloating,
                    .expr2 = "pw_frexp_exponent(a)", .compute_operand = 2)
 OCL_NATIVE_FN("frexp.Tensor_out", &at::native::frexp_out)
+
+// complex(real, imag) and polar(abs, angle): real inputs, a complex result (the
+// kernel computes in the output's type; the inputs arrive with imaginary part 0).
+namespace {
+constexpr PointwiseOp k_complex{.name = "complex", .expr = "a", .ninputs = 2, .dtypes = 0,
+                                .complex_expr = "(T)(a.x, b.x)"};
+constexpr PointwiseOp k_polar{.name = "polar", .expr = "a", .ninputs = 2, .dtypes = 0,
+                              .complex_expr = "(T)(a.x * cos(b.x), a.x * sin(b.x))"};
+void complex_kernel(at::TensorIterator& iter) { run_pointwise(iter, k_complex, {}, iter.dtype(0)); }
+void polar_kernel(at::TensorIterator& iter) { run_pointwise(iter, k_polar, {}, iter.dtype(0)); }
+}  // namespace
+namespace at::native {
+REGISTER_PRIVATEUSE1_DISPATCH(complex_stub, &complex_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(polar_stub, &polar_kernel)
+}  // namespace at::native
+OCL_NATIVE_FN_C("complex.out", &at::native::complex_out)
+OCL_NATIVE_FN_C("polar.out", &at::native::polar_out)
 
 // ---- binary arithmetic ----
 OCL_POINTWISE_STUB(add, add_stub, .expr = "a + p0 * b", .ninputs = 2, .params = "T",
