@@ -222,7 +222,40 @@ OCL_NATIVE_FN_C("angle", &at::native::angle)
 OCL_NATIVE_FN_C("angle.out", &at::native::angle_out)
 OCL_POINTWISE_STUB(logical_not, logical_not_stub, .expr = "a == (T)0", .dtypes = kAllTypes,
                    .complex_expr = "!c_truth(a)")
-OCL_POINTWISE_STUB(logit, logit_stub, .expr = "pw_logit(a, p0)", .dtypes = kFloating, .params = "T")
+// logit(x, eps) and its backward: p0 = lo, p1 = hi, as the CPU rounds them to
+// the dtype (lo = eps, hi = 1 - lo in float16/bfloat16 arithmetic); eps < 0: no clamp.
+namespace {
+constexpr PointwiseOp k_logit{.name = "logit", .expr = "pw_logit(p0 < (T)0 ? a : pw_clamp(a, p0, p1), (T)-1)",
+                              .dtypes = kFloating, .params = "TT"};
+constexpr PointwiseOp k_logit_backward{
+    .name = "logit_backward", .expr = "(p0 >= (T)0 && (b < p0 || b > p1)) ? (T)0 : pw_logit_backward(a, b, (T)-1)",
+    .ninputs = 2, .dtypes = kFloating, .params = "TT"};
+std::pair<Scalar, Scalar> logit_bounds(c10::ScalarType dtype, const Scalar& eps) {
+  if (eps.toDouble() < 0) return {eps, eps};
+  Scalar lo, hi;
+  AT_DISPATCH_FLOATING_TYPES_AND2(c10::kHalf, c10::kBFloat16, dtype, "logit", [&] {
+    const scalar_t l = eps.to<scalar_t>();
+    const scalar_t h = scalar_t(1) - l;
+    lo = Scalar(static_cast<double>(l));
+    hi = Scalar(static_cast<double>(h));
+  });
+  return {lo, hi};
+}
+void logit_kernel(at::TensorIteratorBase& iter, const Scalar& eps) {
+  check_op_dtype(k_logit, iter.common_dtype());
+  const auto [lo, hi] = logit_bounds(iter.common_dtype(), eps);
+  run_pointwise(iter, k_logit, {lo, hi});
+}
+void logit_backward_kernel(at::TensorIteratorBase& iter, const Scalar& eps) {
+  check_op_dtype(k_logit_backward, iter.common_dtype());
+  const auto [lo, hi] = logit_bounds(iter.common_dtype(), eps);
+  run_pointwise(iter, k_logit_backward, {lo, hi});
+}
+}  // namespace
+namespace at::native {
+REGISTER_PRIVATEUSE1_DISPATCH(logit_stub, &logit_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(logit_backward_stub, &logit_backward_kernel)
+}  // namespace at::native
 OCL_NATIVE_FN("logit", &at::native::logit)
 OCL_NATIVE_FN("logit_", &at::native::logit_)
 OCL_NATIVE_FN("logit.out", &at::native::logit_out)
@@ -444,8 +477,6 @@ OCL_NATIVE_OP_C(structured_sigmoid_backward_out, "sigmoid_backward", nullptr, "s
 OCL_POINTWISE_STUB(tanh_backward, tanh_backward_stub, .expr = "a * ((T)1 - b * b)", .ninputs = 2,
                    .dtypes = kFloating, .complex_expr = "c_mul(a, c_conj((T)((R)1, (R)0) - c_mul(b, b)))")
 OCL_NATIVE_OP_C(structured_tanh_backward_out, "tanh_backward", nullptr, "tanh_backward.grad_input")
-OCL_POINTWISE_STUB(logit_backward, logit_backward_stub, .expr = "pw_logit_backward(a, b, p0)", .ninputs = 2,
-                   .dtypes = kFloating, .params = "T")
 OCL_NATIVE_OP(structured_logit_backward_out, "logit_backward", nullptr, "logit_backward.grad_input")
 OCL_POINTWISE_STUB(elu, elu_stub, .expr = "a <= (T)0 ? expm1(a * p2) * p0 * p1 : a * p1", .dtypes = kFloating,
                    .params = "TTT")
