@@ -78,3 +78,146 @@ inline T c_pow_scalar(T a, T b) {
   if (a.x == (R)0 && a.y == (R)0) return (T)((R)0, (R)0);  // std::pow: 0 ** b is 0 (b = 0 never gets here)
   return c_pow(a, b);
 }
+
+// ---- inverse trigonometric / hyperbolic functions, C99 Annex G branch cuts ----
+// asin and acos by Hull, Fairgrieve and Tang (1997): with x = |re|, y = |im|,
+// r = |z + 1|, s = |z - 1|, A = (r + s) / 2 >= 1 and B = x / A <= 1,
+// asin z = asin B + i log(A + sqrt(A^2 - 1)), acos z = acos B - i (...); B near 1
+// and A near 1 are rewritten without cancellation. The sign of the input's
+// parts (including -0) picks the side of a branch cut.
+#define C_LN2 ((R)0.69314718055994530942)
+// Real part of asin (want_acos = 0) or acos (1) of x + iy (x, y >= 0, finite).
+inline R c_hull_re(R x, R y, R r, R s, R A, int want_acos) {
+  const R B = x / A;
+  if (B <= (R)0.6417) return want_acos ? acos(B) : asin(B);
+  // B near 1: asin B = atan(x / t), acos B = atan(t / x) with t = sqrt(A^2 - x^2)
+  R t;
+  if (x <= (R)1) t = sqrt((R)0.5 * (A + x) * (y * y / (r + (x + (R)1)) + (s + ((R)1 - x))));
+  else t = y * sqrt((R)0.5 * ((A + x) / (r + (x + (R)1)) + (A + x) / (s + (x - (R)1))));
+  return want_acos ? atan2(t, x) : atan2(x, t);
+}
+// log(A + sqrt(A^2 - 1)) = acosh A, >= 0.
+inline R c_hull_im(R x, R y, R r, R s, R A) {
+  if (A <= (R)1.5) {
+    const R am1 = x < (R)1 ? (R)0.5 * (y * y / (r + (x + (R)1)) + y * y / (s + ((R)1 - x)))
+                           : (R)0.5 * (y * y / (r + (x + (R)1)) + (s + (x - (R)1)));
+    if (am1 == (R)0 && x < (R)1) return y / sqrt(((R)1 - x) * ((R)1 + x));  // y^2 underflowed
+    return log1p(am1 + sqrt(am1 * (A + (R)1)));
+  }
+  return log(A + sqrt(A * A - (R)1));
+}
+// asin (want_acos = 0) or acos (1); acos z = pi / 2 - asin z, written out.
+inline T c_asin_acos(T z, int want_acos) {
+  const R x = fabs(z.x), y = fabs(z.y);
+  R re, im;
+  if (isnan(z.x) || isnan(z.y)) {
+    if (isinf(z.x) || isinf(z.y)) return want_acos ? (T)(C_NAN, -copysign(C_INF, z.y)) : (T)(C_NAN, copysign(C_INF, z.y));
+    if (z.x == (R)0 && !want_acos) return z;  // asin(+-0 + i NaN) = +-0 + i NaN
+    if (z.x == (R)0) return (T)(C_PI / (R)2, C_NAN);
+    return (T)(C_NAN, C_NAN);
+  }
+  // |z| huge (or inf): asin z ~ -i log(2 i z): re = atan2(x, y), im = log(2 |z|)
+  const R big = sizeof(R) == 4 ? (R)1e18f : (R)1e150;
+  if (x > big || y > big) {
+    re = want_acos ? atan2(y, x) : atan2(x, y);
+    im = (isinf(x) || isinf(y)) ? C_INF : log(hypot(x * (R)0.5, y * (R)0.5)) + (R)2 * C_LN2;
+  } else {
+    const R r = hypot(x + (R)1, y), s = hypot(x - (R)1, y), A = (R)0.5 * (r + s);
+    re = c_hull_re(x, y, r, s, A, want_acos);
+    im = c_hull_im(x, y, r, s, A);
+  }
+  if (want_acos) return (T)(signbit(z.x) ? C_PI - re : re, signbit(z.y) ? im : -im);
+  return (T)(copysign(re, z.x), copysign(im, z.y));
+}
+inline T c_asin(T z) { return c_asin_acos(z, 0); }
+inline T c_acos(T z) { return c_asin_acos(z, 1); }
+// asinh z = -i asin(i z)
+inline T c_asinh(T z) {
+  const T w = c_asin((T)(-z.y, z.x));
+  return (T)(w.y, -w.x);
+}
+// acosh z = +-i acos z, the sign giving a real part >= 0 (C99: i acos z for im >= 0).
+inline T c_acosh(T z) {
+  const T w = c_acos(z);
+  if (isnan(w.x) && isnan(w.y)) return w;
+  return (T)(fabs(w.y), copysign(w.x, z.y));
+}
+// atanh z as Kahan: re = log1p(4x / ((1 - x)^2 + y^2)) / 4,
+// im = atan2(2y, (1 - x)(1 + x) - y^2) / 2; |z| huge: re = x / |z|^2, im = +-pi/2.
+inline T c_atanh(T z) {
+  const R x = z.x, y = z.y, ax = fabs(x), ay = fabs(y);
+  if (isnan(x) || isnan(y)) {
+    if (isinf(x) || isinf(y)) return (T)(copysign((R)0, x), isnan(y) ? C_NAN : copysign(C_PI / (R)2, y));
+    if (x == (R)0) return (T)(x, C_NAN);
+    return (T)(C_NAN, C_NAN);
+  }
+  const R big = sizeof(R) == 4 ? (R)1e18f : (R)1e150;
+  if (ax > big || ay > big) {
+    const R h = hypot(x, y);
+    return (T)(isinf(h) ? copysign((R)0, x) : (x / h) / h, copysign(C_PI / (R)2, y));
+  }
+  if (ax == (R)1 && y == (R)0) return (T)(copysign(C_INF, x), y);
+  const R d = ((R)1 - ax) * ((R)1 - ax) + y * y;
+  // near +-1 (d small, y^2 may underflow): re = log(|1 + z| / |1 - z|) / 2, no cancellation there
+  const R re = d < (R)0.25 ? (R)0.5 * log(hypot((R)1 + ax, y) / hypot((R)1 - ax, y)) : (R)0.25 * log1p((R)4 * ax / d);
+  const R im = (R)0.5 * atan2((R)2 * y, ((R)1 - ax) * ((R)1 + ax) - y * y);
+  return (T)(copysign(re, x), im);
+}
+// atan z = -i atanh(i z)
+inline T c_atan(T z) {
+  const T w = c_atanh((T)(-z.y, z.x));
+  return (T)(w.y, -w.x);
+}
+
+// ---- logarithms and exponentials, as c10's complex functions ----
+// log1p as the CPU's c10::log1p: u = 1 + z; log(u) * z / (u - 1) corrects
+// the rounding of 1 + z (exact when u - 1 == z; z itself when u rounds to 1).
+inline T c_log1p(T z) {
+  const T u = (T)(z.x + (R)1, z.y);  // (the imaginary part keeps its -0)
+  if (u.x == (R)1 && u.y == (R)0) return z;
+  const T log_u = c_log(u), um1 = (T)(u.x - (R)1, u.y);
+  if (um1.x == z.x && um1.y == z.y) return log_u;
+  return c_mul(log_u, c_div(z, um1));
+}
+// expm1: re = expm1(x) cos y - 2 sin^2(y / 2), im = e^x sin y.
+inline T c_expm1(T z) {
+  const R a = sin(z.y * (R)0.5);
+  return (T)(expm1(z.x) * cos(z.y) - (R)2 * a * a, exp(z.x) * sin(z.y));
+}
+// (the CPU divides by the real constant)
+inline T c_log2(T z) { return c_log(z) / C_LN2; }
+inline T c_log10(T z) { return c_log(z) / (R)2.30258509299404568402; }
+// exp(z ln 2); e^(-inf + i (inf or NaN)) is +-0 (C99 Annex G), as the CPU
+inline T c_exp2(T z) {
+  const T w = z * C_LN2;
+  if (w.x == -C_INF && !isfinite(w.y)) return (T)((R)0, copysign((R)0, w.y));
+  return c_exp(w);
+}
+// sin(pi z) / (pi z), 1 at 0 (as the CPU's sinc).
+inline T c_sinc(T z) {
+  if (z.x == (R)0 && z.y == (R)0) return (T)((R)1, (R)0);
+  const T p = z * C_PI;
+  return c_div(c_sin(p), p);
+}
+// Nonzero: re or im (-0.0 is zero), as the CPU's truth value of a complex number.
+inline int c_truth(T z) { return z.x != (R)0 || z.y != (R)0; }
+// lerp as the CPU: |w|^2 < 1/4 starts from a, else from b.
+inline T c_lerp(T a, T b, T w) {
+  if (w.x * w.x + w.y * w.y < (R)0.25) return a + c_mul(w, b - a);
+  return b - c_mul(b - a, (T)((R)1, (R)0) - w);
+}
+// logaddexp as the CPU's complex _log_add_exp_helper: ordered by real part,
+// NaN infectious, equal infinite real parts special-cased.
+inline T c_logaddexp(T a, T b) {
+  T mn, mx;
+  if (isnan(b.x) || isnan(b.y)) { mn = b; mx = b; }
+  else if (isnan(a.x) || isnan(a.y)) { mn = a; mx = a; }
+  else if (a.x < b.x) { mn = a; mx = b; }
+  else { mn = b; mx = a; }
+  if (isnan(mn.x) || isnan(mn.y)) return (T)(C_NAN, C_NAN);
+  if (!isfinite(mn.x) && mn.x == mx.x) {
+    if (mn.x < (R)0) return mn;
+    return c_log(c_exp(mn) + c_exp(mx));
+  }
+  return c_log1p(c_exp(mn - mx)) + mx;
+}

@@ -14,8 +14,9 @@
 //   ATOMIC                reductions update the destination atomically
 //   DISPLACE_DST, HAS_SRC, ALLOW_NEGATIVE, LINEAR, HAS_ALPHA  (0/1)
 //   BITS, ELEM_BYTES, FROM_BITS(b), TO_BITS(v)   for the atomic update
-//   COMPONENTS            reals per element: 2 for a complex sum (ST, CT are
-//                         then its real type; re and im add independently)
+//   COMPONENTS            reals per element: 2 for a complex sum or product (ST,
+//                         CT are then its real type; re and im add independently;
+//                         a product is serial, with a source)
 //
 // meta (longs): ndim, nidx, sizes[ndim], strides[2 + nidx][ndim] (bytes;
 // operand order dst, src, idx_j), then per index j: size, stride (bytes),
@@ -142,6 +143,13 @@ __kernel void index_kernel(__global const long* meta, long n, __global char* db,
 #else
     *dp = value;
 #endif
+#elif REDUCE == 2 && COMPONENTS == 2
+    {  // a complex product (never atomic: the launcher runs it serially), as c10::complex's *=
+      __global const ST* sp = (__global const ST*)(sb + soff + src_off);
+      const CT vr = LOAD(sp, 0), vi = LOAD(sp, 1), cr = LOAD(dp, 0), ci = LOAD(dp, 1);
+      STORE(dp, 0, cr * vr - ci * vi);
+      STORE(dp, 1, cr * vi + ci * vr);
+    }
 #else
     for (int c = 0; c < COMPONENTS; ++c) {
 #if HAS_SRC

@@ -55,11 +55,13 @@ void run_index_kernel(const IndexKernel& k, at::TensorIteratorBase& iter, const 
   const auto device = iter.device().index();
   const bool copy = k.reduce == IndexReduce::kCopy;
   // Copies move raw bits (complex too); a complex sum adds its (re, im)
-  // halves as two reals each (the only complex reduction: ATen sends the
-  // others to the fallback).
+  // halves as two reals each; a complex product multiplies the pairs,
+  // serially (no atomic complex multiply). Max / min have no complex kernel
+  // (the CPU raises; the callers raise its error first).
   const bool complex = c10::isComplexType(dtype);
-  TORCH_CHECK(copy || !complex || k.reduce == IndexReduce::kSum, "torch_ocl: ", k.name,
-              ": no complex kernel for this reduction");
+  TORCH_CHECK(copy || !complex || k.reduce == IndexReduce::kSum || k.reduce == IndexReduce::kProd, "torch_ocl: ",
+              k.name, ": no complex kernel for this reduction");
+  if (complex && k.reduce == IndexReduce::kProd) serial = true;
   const c10::ScalarType real = complex && !copy ? c10::toRealValueType(dtype) : dtype;
   if (copy) check_storable(dtype, device); else check_dtype_supported(real, device);
   const int nidx = static_cast<int>(ops.index_sizes.size());
@@ -142,7 +144,7 @@ void run_index_kernel(const IndexKernel& k, at::TensorIteratorBase& iter, const 
     l.raw(elem, raw).raw(elem, raw);  // value, alpha (unused)
   } else {
     TORCH_CHECK(!complex || (has_src && !alpha.isComplex()), "torch_ocl: ", k.name,
-                ": a complex sum needs a source and a real alpha");
+                ": a complex reduction needs a source and a real alpha");
     l.scalar(value, real).scalar(alpha, real);
   }
   check_arg(l, device, k.check);

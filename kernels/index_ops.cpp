@@ -312,6 +312,13 @@ void index_reduce_impl(at::impl::MetaBase&, const Tensor& result, const Tensor& 
                                  result.index_fill_(dim, index.to(at::kLong), init);
                                });
   }
+  if (self.is_complex()) {  // the CPU's errors: its 0/1-dim kernel has no complex, its slice path uses maximum/minimum
+    TORCH_CHECK_NOT_IMPLEMENTED(self.dim() > 1, "\"index_func_\" not implemented for '",
+                                c10::toString(self.scalar_type()), "'");
+    TORCH_CHECK_NOT_IMPLEMENTED(op != ReductionType::MAX && op != ReductionType::MIN, "\"",
+                                op == ReductionType::MAX ? "maximum_cpu" : "minimum_cpu", "\" not implemented for '",
+                                c10::toString(self.scalar_type()), "'");
+  }
   IndexReduce r = op == ReductionType::PROD ? IndexReduce::kProd
                   : op == ReductionType::MAX ? IndexReduce::kMax
                   : op == ReductionType::MIN ? IndexReduce::kMin
@@ -321,7 +328,7 @@ void index_reduce_impl(at::impl::MetaBase&, const Tensor& result, const Tensor& 
     Tensor counts = include_self ? at::ones_like(result) : at::zeros_like(result);
     counts.index_add_(dim, index, at::ones_like(source));
     counts.masked_fill_(counts.eq(0), 1);
-    if (result.is_floating_point())
+    if (result.is_floating_point() || result.is_complex())
       result.div_(counts);
     else
       result.div_(counts, "floor");
@@ -349,7 +356,7 @@ REGISTER_PRIVATEUSE1_DISPATCH(put_stub, &torch_ocl::put_kernel)
 
 using at::Tensor;
 // Copies (and the sums of index_put_/put_ with accumulate=True) take complex
-// too (KernelGate::kComplex), as index_add; index_reduce stays real.
+// too (KernelGate::kComplex), as index_add and index_reduce (prod / mean).
 OCL_NATIVE_FN_C("index_select", &torch_ocl::index_select)
 OCL_NATIVE_FN_C("index_select.out", &torch_ocl::index_select_out)
 OCL_NATIVE_FN_C("index.Tensor", &torch_ocl::index_functional)
@@ -371,6 +378,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_structured<at::meta::structured_index_add, &index_add_impl, int64_t, const Tensor&, const Tensor&,
                       const c10::Scalar&>(m, "index_add", "index_add_", "index_add.out", KernelGate::kComplex);
   register_structured<at::meta::structured_index_reduce, &index_reduce_impl, int64_t, const Tensor&,
-                      const Tensor&, c10::string_view, bool>(m, "index_reduce", "index_reduce_", "index_reduce.out");
+                      const Tensor&, c10::string_view, bool>(m, "index_reduce", "index_reduce_", "index_reduce.out",
+                                                                  KernelGate::kComplex);
 }
 }  // namespace torch_ocl

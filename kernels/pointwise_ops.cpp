@@ -13,6 +13,7 @@
 #include <ATen/native/PointwiseOps.h>
 #include <ATen/native/Pow.h>
 #include <ATen/native/TensorCompare.h>
+#include <ATen/native/TensorFactories.h>
 #include <ATen/native/UnaryOps.h>
 #include <ATen/ops/abs_native.h>
 #include <ATen/ops/acos_native.h>
@@ -39,6 +40,7 @@
 #include <ATen/ops/conj_physical_native.h>
 #include <ATen/ops/copysign_native.h>
 #include <ATen/ops/cos_native.h>
+#include <ATen/ops/complex_native.h>
 #include <ATen/ops/cosh_native.h>
 #include <ATen/ops/digamma_native.h>
 #include <ATen/ops/div_native.h>
@@ -108,6 +110,7 @@
 #include <ATen/ops/nan_to_num_native.h>
 #include <ATen/ops/ne_native.h>
 #include <ATen/ops/neg_native.h>
+#include <ATen/ops/polar_native.h>
 #include <ATen/ops/pow_native.h>
 #include <ATen/ops/reciprocal_native.h>
 #include <ATen/ops/relu_native.h>
@@ -162,12 +165,12 @@ using at::Scalar;
 
 // ---- unary math (float-promoting: integer inputs give float results) ----
 OCL_UNARY_C(exp, .expr = "exp(a)", .dtypes = kFloating, .complex_expr = "c_exp(a)")
-OCL_UNARY(exp2, .expr = "exp2(a)", .dtypes = kFloating)
-OCL_UNARY(expm1, .expr = "expm1(a)", .dtypes = kFloating)
+OCL_UNARY_C(exp2, .expr = "exp2(a)", .dtypes = kFloating, .complex_expr = "c_exp2(a)")
+OCL_UNARY_C(expm1, .expr = "expm1(a)", .dtypes = kFloating, .complex_expr = "c_expm1(a)")
 OCL_UNARY_C(log, .expr = "log(a)", .dtypes = kFloating, .complex_expr = "c_log(a)")
-OCL_UNARY(log2, .expr = "log2(a)", .dtypes = kFloating)
-OCL_UNARY(log10, .expr = "log10(a)", .dtypes = kFloating)
-OCL_UNARY(log1p, .expr = "log1p(a)", .dtypes = kFloating)
+OCL_UNARY_C(log2, .expr = "log2(a)", .dtypes = kFloating, .complex_expr = "c_log2(a)")
+OCL_UNARY_C(log10, .expr = "log10(a)", .dtypes = kFloating, .complex_expr = "c_log10(a)")
+OCL_UNARY_C(log1p, .expr = "log1p(a)", .dtypes = kFloating, .complex_expr = "c_log1p(a)")
 OCL_UNARY_C(sqrt, .expr = "sqrt(a)", .dtypes = kFloating, .complex_expr = "c_sqrt(a)")
 OCL_UNARY_C(rsqrt, .expr = "rsqrt(a)", .dtypes = kFloating, .complex_expr = "c_rsqrt(a)")
 OCL_UNARY_C(sin, .expr = "sin(a)", .dtypes = kFloating, .complex_expr = "c_sin(a)")
@@ -176,18 +179,18 @@ OCL_UNARY_C(tan, .expr = "tan(a)", .dtypes = kFloating, .complex_expr = "c_tan(a
 OCL_UNARY_C(sinh, .expr = "sinh(a)", .dtypes = kFloating, .complex_expr = "c_sinh(a)")
 OCL_UNARY_C(cosh, .expr = "cosh(a)", .dtypes = kFloating, .complex_expr = "c_cosh(a)")
 OCL_UNARY_C(tanh, .expr = "tanh(a)", .dtypes = kFloating, .complex_expr = "c_tanh(a)")
-OCL_UNARY(asin, .expr = "asin(a)", .dtypes = kFloating)
-OCL_UNARY(acos, .expr = "acos(a)", .dtypes = kFloating)
-OCL_UNARY(atan, .expr = "atan(a)", .dtypes = kFloating)
-OCL_UNARY(asinh, .expr = "asinh(a)", .dtypes = kFloating)
-OCL_UNARY(acosh, .expr = "acosh(a)", .dtypes = kFloating)
-OCL_UNARY(atanh, .expr = "atanh(a)", .dtypes = kFloating)
+OCL_UNARY_C(asin, .expr = "asin(a)", .dtypes = kFloating, .complex_expr = "c_asin(a)")
+OCL_UNARY_C(acos, .expr = "acos(a)", .dtypes = kFloating, .complex_expr = "c_acos(a)")
+OCL_UNARY_C(atan, .expr = "atan(a)", .dtypes = kFloating, .complex_expr = "c_atan(a)")
+OCL_UNARY_C(asinh, .expr = "asinh(a)", .dtypes = kFloating, .complex_expr = "c_asinh(a)")
+OCL_UNARY_C(acosh, .expr = "acosh(a)", .dtypes = kFloating, .complex_expr = "c_acosh(a)")
+OCL_UNARY_C(atanh, .expr = "atanh(a)", .dtypes = kFloating, .complex_expr = "c_atanh(a)")
 OCL_UNARY(erf, .expr = "erf(a)", .dtypes = kFloating)
 OCL_UNARY(erfc, .expr = "erfc(a)", .dtypes = kFloating)
 OCL_UNARY(erfinv, .expr = "pw_erfinv(a)", .dtypes = kFloating)
 OCL_UNARY(lgamma, .expr = "lgamma(a)", .dtypes = kFloating)
 OCL_UNARY(digamma, .expr = "pw_digamma(a)", .dtypes = kFloating)
-OCL_UNARY(sinc, .expr = "pw_sinc(a)", .dtypes = kFloating)
+OCL_UNARY_C(sinc, .expr = "pw_sinc(a)", .dtypes = kFloating, .complex_expr = "c_sinc(a)")
 OCL_UNARY_C(sigmoid, .expr = "(T)1 / ((T)1 + exp(-a))", .dtypes = kFloating, .complex_expr = "c_sigmoid(a)")
 OCL_UNARY_C(reciprocal, .expr = "(T)1 / a", .dtypes = kFloating, .complex_expr = "c_recip(a)")
 // ---- unary, dtype-preserving (ATen copies integers for the rounding ops) ----
@@ -218,15 +221,65 @@ OCL_POINTWISE_STUB(angle, angle_stub, .expr = "isnan(a) ? a : (a < (T)0 ? PW_PI 
                    .complex_expr = "(T)(c_arg(a), (R)0)")
 OCL_NATIVE_FN_C("angle", &at::native::angle)
 OCL_NATIVE_FN_C("angle.out", &at::native::angle_out)
-OCL_POINTWISE_STUB(logical_not, logical_not_stub, .expr = "a == (T)0", .dtypes = kAllTypes)
-OCL_NATIVE_FN("logical_not.out", &at::native::logical_not_out)
-OCL_POINTWISE_STUB(logit, logit_stub, .expr = "pw_logit(a, p0)", .dtypes = kFloating, .params = "T")
+OCL_POINTWISE_STUB(logical_not, logical_not_stub, .expr = "a == (T)0", .dtypes = kAllTypes,
+                   .complex_expr = "!c_truth(a)")
+// logit(x, eps) and its backward: p0 = lo, p1 = hi, as the CPU rounds them to
+// the dtype (lo = eps, hi = 1 - lo in float16/bfloat16 arithmetic); eps < 0: no clamp.
+namespace {
+constexpr PointwiseOp k_logit{.name = "logit", .expr = "pw_logit(p0 < (T)0 ? a : pw_clamp(a, p0, p1), (T)-1)",
+                              .dtypes = kFloating, .params = "TT"};
+constexpr PointwiseOp k_logit_backward{
+    .name = "logit_backward", .expr = "(p0 >= (T)0 && (b < p0 || b > p1)) ? (T)0 : pw_logit_backward(a, b, (T)-1)",
+    .ninputs = 2, .dtypes = kFloating, .params = "TT"};
+std::pair<Scalar, Scalar> logit_bounds(c10::ScalarType dtype, const Scalar& eps) {
+  if (eps.toDouble() < 0) return {eps, eps};
+  Scalar lo, hi;
+  AT_DISPATCH_FLOATING_TYPES_AND2(c10::kHalf, c10::kBFloat16, dtype, "logit", [&] {
+    const scalar_t l = eps.to<scalar_t>();
+    const scalar_t h = scalar_t(1) - l;
+    lo = Scalar(static_cast<double>(l));
+    hi = Scalar(static_cast<double>(h));
+  });
+  return {lo, hi};
+}
+void logit_kernel(at::TensorIteratorBase& iter, const Scalar& eps) {
+  check_op_dtype(k_logit, iter.common_dtype());
+  const auto [lo, hi] = logit_bounds(iter.common_dtype(), eps);
+  run_pointwise(iter, k_logit, {lo, hi});
+}
+void logit_backward_kernel(at::TensorIteratorBase& iter, const Scalar& eps) {
+  check_op_dtype(k_logit_backward, iter.common_dtype());
+  const auto [lo, hi] = logit_bounds(iter.common_dtype(), eps);
+  run_pointwise(iter, k_logit_backward, {lo, hi});
+}
+}  // namespace
+namespace at::native {
+REGISTER_PRIVATEUSE1_DISPATCH(logit_stub, &logit_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(logit_backward_stub, &logit_backward_kernel)
+}  // namespace at::native
 OCL_NATIVE_FN("logit", &at::native::logit)
 OCL_NATIVE_FN("logit_", &at::native::logit_)
 OCL_NATIVE_FN("logit.out", &at::native::logit_out)
 OCL_POINTWISE_STUB(frexp, frexp_stub, .expr = "pw_frexp_mantissa(a)", .dtypes = kFloating,
                    .expr2 = "pw_frexp_exponent(a)", .compute_operand = 2)
 OCL_NATIVE_FN("frexp.Tensor_out", &at::native::frexp_out)
+
+// complex(real, imag) and polar(abs, angle): real inputs, a complex result (the
+// kernel computes in the output's type; the inputs arrive with imaginary part 0).
+namespace {
+constexpr PointwiseOp k_complex{.name = "complex", .expr = "a", .ninputs = 2, .dtypes = 0,
+                                .complex_expr = "(T)(a.x, b.x)"};
+constexpr PointwiseOp k_polar{.name = "polar", .expr = "a", .ninputs = 2, .dtypes = 0,
+                              .complex_expr = "(T)(a.x * cos(b.x), a.x * sin(b.x))"};
+void complex_kernel(at::TensorIterator& iter) { run_pointwise(iter, k_complex, {}, iter.dtype(0)); }
+void polar_kernel(at::TensorIterator& iter) { run_pointwise(iter, k_polar, {}, iter.dtype(0)); }
+}  // namespace
+namespace at::native {
+REGISTER_PRIVATEUSE1_DISPATCH(complex_stub, &complex_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(polar_stub, &polar_kernel)
+}  // namespace at::native
+OCL_NATIVE_FN_C("complex.out", &at::native::complex_out)
+OCL_NATIVE_FN_C("polar.out", &at::native::polar_out)
 
 // ---- binary arithmetic ----
 OCL_POINTWISE_STUB(add, add_stub, .expr = "a + p0 * b", .ninputs = 2, .params = "T",
@@ -257,8 +310,9 @@ OCL_POINTWISE_STUB(hypot, hypot_stub, .expr = "hypot(a, b)", .ninputs = 2, .dtyp
 OCL_NATIVE_OP(structured_hypot_out, "hypot", "hypot_", "hypot.out")
 OCL_POINTWISE_STUB(copysign, copysign_stub, .expr = "copysign(a, b)", .ninputs = 2, .dtypes = kFloating)
 OCL_NATIVE_OP(structured_copysign_out, "copysign.Tensor", "copysign_.Tensor", "copysign.out")
-OCL_POINTWISE_STUB(logaddexp, logaddexp_stub, .expr = "pw_logaddexp(a, b)", .ninputs = 2, .dtypes = kFloating)
-OCL_NATIVE_OP(structured_logaddexp_out, "logaddexp", nullptr, "logaddexp.out")
+OCL_POINTWISE_STUB(logaddexp, logaddexp_stub, .expr = "pw_logaddexp(a, b)", .ninputs = 2, .dtypes = kFloating,
+                   .complex_expr = "c_logaddexp(a, b)")
+OCL_NATIVE_OP_C(structured_logaddexp_out, "logaddexp", nullptr, "logaddexp.out")
 OCL_POINTWISE_STUB(logaddexp2, logaddexp2_stub, .expr = "pw_logaddexp2(a, b)", .ninputs = 2, .dtypes = kFloating)
 OCL_NATIVE_OP(structured_logaddexp2_out, "logaddexp2", nullptr, "logaddexp2.out")
 OCL_POINTWISE_STUB(xlogy, xlogy_stub, .expr = "pw_xlogy(a, b)", .ninputs = 2, .dtypes = kFloating)
@@ -320,12 +374,36 @@ OCL_NATIVE_OP(structured_bitwise_right_shift_out, "bitwise_right_shift.Tensor", 
   OCL_NATIVE_FN("__i" #op "__.Scalar", static_cast<Tensor& (*)(Tensor&, const Scalar&)>(&at::native::__i##op##__))
 OCL_SHIFT_DUNDERS(lshift)  // a << b: lshift_stub
 OCL_SHIFT_DUNDERS(rshift)
-OCL_POINTWISE_STUB(logical_and, logical_and_stub, .expr = "a != (T)0 && b != (T)0", .ninputs = 2)
-OCL_NATIVE_FN("logical_and.out", &at::native::logical_and_out)
-OCL_POINTWISE_STUB(logical_or, logical_or_stub, .expr = "a != (T)0 || b != (T)0", .ninputs = 2)
-OCL_NATIVE_FN("logical_or.out", &at::native::logical_or_out)
-OCL_POINTWISE_STUB(logical_xor, logical_xor_stub, .expr = "(a != (T)0) != (b != (T)0)", .ninputs = 2)
-OCL_NATIVE_FN("logical_xor.out", &at::native::logical_xor_out)
+// (complex operands: true when re or im is nonzero)
+OCL_POINTWISE_STUB(logical_and, logical_and_stub, .expr = "a != (T)0 && b != (T)0", .ninputs = 2,
+                   .complex_expr = "c_truth(a) && c_truth(b)")
+OCL_POINTWISE_STUB(logical_or, logical_or_stub, .expr = "a != (T)0 || b != (T)0", .ninputs = 2,
+                   .complex_expr = "c_truth(a) || c_truth(b)")
+OCL_POINTWISE_STUB(logical_xor, logical_xor_stub, .expr = "(a != (T)0) != (b != (T)0)", .ninputs = 2,
+                   .complex_expr = "c_truth(a) != c_truth(b)")
+// The kernels store a truth value: a complex result (logical_and_ of a complex
+// tensor, out= complex) is computed as bool and copied.
+namespace {
+Tensor& logical_not_out(const Tensor& self, Tensor& out) {
+  if (!out.is_complex()) return at::native::logical_not_out(self, out);
+  Tensor b = at::empty({0}, out.options().dtype(at::kBool));
+  at::native::logical_not_out(self, b);
+  at::native::resize_output(out, b.sizes());
+  return out.copy_(b);
+}
+template <Tensor& (*Out)(const Tensor&, const Tensor&, Tensor&)>
+Tensor& logical_binary_out(const Tensor& self, const Tensor& other, Tensor& out) {
+  if (!out.is_complex()) return Out(self, other, out);
+  Tensor b = at::empty({0}, out.options().dtype(at::kBool));
+  Out(self, other, b);
+  at::native::resize_output(out, b.sizes());
+  return out.copy_(b);
+}
+}  // namespace
+OCL_NATIVE_FN_C("logical_not.out", &logical_not_out)
+OCL_NATIVE_FN_C("logical_and.out", &logical_binary_out<&at::native::logical_and_out>)
+OCL_NATIVE_FN_C("logical_or.out", &logical_binary_out<&at::native::logical_or_out>)
+OCL_NATIVE_FN_C("logical_xor.out", &logical_binary_out<&at::native::logical_xor_out>)
 
 // ---- comparisons (bool output; the .Scalar overloads wrap the scalar as a CPU operand) ----
 #define OCL_COMPARISON(id, e)                                                             \
@@ -354,12 +432,12 @@ OCL_NATIVE_OP_C(structured_addcdiv_out, "addcdiv", "addcdiv_", "addcdiv.out")
 // lerp as ATen's: weights below 0.5 start from `a`, the rest from `b`, for accuracy.
 OCL_POINTWISE_STUB(lerp_scalar, lerp_kernel_scalar_weight,
                    .expr = "fabs(p0) < (T)0.5 ? a + p0 * (b - a) : b - (b - a) * ((T)1 - p0)",
-                   .ninputs = 2, .dtypes = kFloating, .params = "T")
-OCL_NATIVE_OP(structured_lerp_Scalar, "lerp.Scalar", "lerp_.Scalar", "lerp.Scalar_out")
+                   .ninputs = 2, .dtypes = kFloating, .params = "T", .complex_expr = "c_lerp(a, b, p0)")
+OCL_NATIVE_OP_C(structured_lerp_Scalar, "lerp.Scalar", "lerp_.Scalar", "lerp.Scalar_out")
 OCL_POINTWISE_STUB(lerp_tensor, lerp_kernel_tensor_weight,
                    .expr = "fabs(c) < (T)0.5 ? a + c * (b - a) : b - (b - a) * ((T)1 - c)",
-                   .ninputs = 3, .dtypes = kFloating)
-OCL_NATIVE_OP(structured_lerp_Tensor, "lerp.Tensor", "lerp_.Tensor", "lerp.Tensor_out")
+                   .ninputs = 3, .dtypes = kFloating, .complex_expr = "c_lerp(a, b, c)")
+OCL_NATIVE_OP_C(structured_lerp_Tensor, "lerp.Tensor", "lerp_.Tensor", "lerp.Tensor_out")
 OCL_POINTWISE_STUB(where, where_kernel, .expr = "a != (T)0 ? b : c", .ninputs = 3, .compute_operand = 0,
                    .complex_expr = "a.x != (R)0 ? b : c")
 OCL_NATIVE_FN_C("where.self", static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&at::native::where))
@@ -400,8 +478,6 @@ OCL_NATIVE_OP_C(structured_sigmoid_backward_out, "sigmoid_backward", nullptr, "s
 OCL_POINTWISE_STUB(tanh_backward, tanh_backward_stub, .expr = "a * ((T)1 - b * b)", .ninputs = 2,
                    .dtypes = kFloating, .complex_expr = "c_mul(a, c_conj((T)((R)1, (R)0) - c_mul(b, b)))")
 OCL_NATIVE_OP_C(structured_tanh_backward_out, "tanh_backward", nullptr, "tanh_backward.grad_input")
-OCL_POINTWISE_STUB(logit_backward, logit_backward_stub, .expr = "pw_logit_backward(a, b, p0)", .ninputs = 2,
-                   .dtypes = kFloating, .params = "T")
 OCL_NATIVE_OP(structured_logit_backward_out, "logit_backward", nullptr, "logit_backward.grad_input")
 OCL_POINTWISE_STUB(elu, elu_stub, .expr = "a <= (T)0 ? expm1(a * p2) * p0 * p1 : a * p1", .dtypes = kFloating,
                    .params = "TTT")
@@ -411,7 +487,8 @@ OCL_POINTWISE_STUB(elu_backward, elu_backward_stub,
                    .expr = "b <= (T)0 ? (p3 ? a * p2 * (b + p0 * p1) : a * p2 * p0 * p1 * exp(b * p2)) : a * p1",
                    .ninputs = 2, .dtypes = kFloating, .params = "TTTL")
 OCL_NATIVE_OP(structured_elu_backward_out, "elu_backward", nullptr, "elu_backward.grad_input")
-OCL_UNARY(silu, .expr = "a / ((T)1 + exp(-a))", .dtypes = kFloating)
+OCL_UNARY_C(silu, .expr = "a / ((T)1 + exp(-a))", .dtypes = kFloating,
+            .complex_expr = "c_div(a, (T)((R)1, (R)0) + c_exp(-a))")
 OCL_POINTWISE_STUB(silu_backward, silu_backward_stub,
                    .expr = "a * ((T)1 / ((T)1 + exp(-b))) * ((T)1 + b * ((T)1 - (T)1 / ((T)1 + exp(-b))))",
                    .ninputs = 2, .dtypes = kFloating)
@@ -534,21 +611,27 @@ Tensor log_sigmoid_backward(const Tensor& grad_output, const Tensor& self, const
 // nan_to_num: the CPU's defaults are 0 and the dtype's largest/lowest finite values.
 constexpr PointwiseOp k_nan_to_num{.name = "nan_to_num", .expr = "isnan(a) ? p0 : (a == PW_INF ? p1 : (a == -PW_INF ? p2 : a))",
                                    .dtypes = kFloating, .params = "TTT"};
+// complex: re and im replaced independently, with the real type's limits (as the CPU)
+#define NAN_TO_NUM_PART(v) "(isnan(" v ") ? (R)p0 : (" v " == C_INF ? (R)p1 : (" v " == -C_INF ? (R)p2 : " v ")))"
+constexpr PointwiseOp k_nan_to_num_complex{.name = "nan_to_num", .expr = "a", .dtypes = 0, .params = "FFF",
+                                           .complex_expr = "(T)(" NAN_TO_NUM_PART("a.x") ", " NAN_TO_NUM_PART("a.y") ")"};
 void nan_to_num_kernel(at::TensorIteratorBase& iter, std::optional<double> nan, std::optional<double> posinf,
                        std::optional<double> neginf) {
   double hi = 0, lo = 0;
-  AT_DISPATCH_FLOATING_TYPES_AND2(c10::kHalf, c10::kBFloat16, iter.dtype(0), "nan_to_num", [&] {
+  const auto value_type = c10::toRealValueType(iter.dtype(0));
+  AT_DISPATCH_FLOATING_TYPES_AND2(c10::kHalf, c10::kBFloat16, value_type, "nan_to_num", [&] {
     hi = static_cast<double>(std::numeric_limits<scalar_t>::max());
     lo = static_cast<double>(std::numeric_limits<scalar_t>::lowest());
   });
-  run_pointwise(iter, k_nan_to_num, {nan.value_or(0.0), posinf.value_or(hi), neginf.value_or(lo)});
+  run_pointwise(iter, iter.dtype(0) == value_type ? k_nan_to_num : k_nan_to_num_complex,
+                {nan.value_or(0.0), posinf.value_or(hi), neginf.value_or(lo)});
 }
 }  // namespace
 
 namespace at::native {
 REGISTER_PRIVATEUSE1_DISPATCH(nan_to_num_stub, &nan_to_num_kernel)
 }
-OCL_NATIVE_FN("nan_to_num.out", &at::native::nan_to_num_out)
+OCL_NATIVE_FN_C("nan_to_num.out", &at::native::nan_to_num_out)
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_structured<at::meta::structured_gelu, &gelu_impl, c10::string_view>(m, "gelu", "gelu_", "gelu.out");
@@ -598,4 +681,4 @@ OCL_NATIVE_FN_C("masked_fill_.Tensor", &masked_fill_tensor)
 
 // Composites ATen registers per backend (so PrivateUse1 would fall back).
 OCL_NATIVE_FN_C("isnan", &at::native::isnan)  // self != self
-OCL_NATIVE_FN("rsub.Tensor", static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&at::native::rsub))
+OCL_NATIVE_FN_C("rsub.Tensor", static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&at::native::rsub))

@@ -3,7 +3,9 @@
 // (operand 0 out, 1 in, 2 indices); element j of a row is j * stride further.
 // The launcher defines SCAN_OP (0 sum, 1 prod, 2 logcumsumexp, 3 max, 4 min)
 // and SCAN_T, the accumulation type (the CPU's: double for float sums, float
-// for half/bfloat16, long for integers).
+// for half/bfloat16, long for integers). With SCAN_COMPLEX (cumprod of
+// complex64/128) ST is the real type, elements are (re, im) pairs and SCAN_T
+// is double2 (float2 without fp64), multiplied as c10::complex does.
 
 typedef struct {
   SCAN_T v;
@@ -30,6 +32,8 @@ inline SCAN_T log_add_exp(SCAN_T x, SCAN_T y) {
 inline Acc combine(Acc a, Acc b) {
 #if SCAN_OP == 0
   a.v = a.v + b.v;
+#elif SCAN_OP == 1 && defined(SCAN_COMPLEX)
+  a.v = (SCAN_T)(a.v.x * b.v.x - a.v.y * b.v.y, a.v.x * b.v.y + a.v.y * b.v.x);
 #elif SCAN_OP == 1
   a.v = a.v * b.v;
 #elif SCAN_OP == 2
@@ -45,15 +49,25 @@ inline Acc combine(Acc a, Acc b) {
   return a;
 }
 
+#ifdef SCAN_COMPLEX
+#define SCAN_LOAD(in, off) CONVERT_SCAN_T(vload2((off), (in)))
+#define SCAN_STORE(out, off, v) vstore2(CONVERT_ST2(v), (off), (out))
+#define ACC_ZERO(a) { (a).v = (SCAN_T)(0); (a).i = 0; }
+#else
+#define SCAN_LOAD(in, off) ((SCAN_T)LOAD(in, off))
+#define SCAN_STORE(out, off, v) STORE(out, off, v)
+#define ACC_ZERO(a) { (a).v = 0; (a).i = 0; }
+#endif
+
 inline Acc element(__global const ST* in, long off, long j) {
   Acc a;
-  a.v = (SCAN_T)LOAD(in, off);
+  a.v = SCAN_LOAD(in, off);
   a.i = j;
   return a;
 }
 
 inline void store(__global ST* out, __global long* idx, long oo, long io, Acc a) {
-  STORE(out, oo, a.v);
+  SCAN_STORE(out, oo, a.v);
 #if SCAN_OP >= 3
   idx[io] = a.i;
 #endif
@@ -90,10 +104,12 @@ __kernel void scan_group(Indexer ix, long rows, long len, long os, long is, long
   for (long r = get_group_id(0); r < rows; r += get_num_groups(0)) {
     long off[MAX_OPERANDS];
     indexer_offsets(&ix, r, off);
-    Acc carry = {0, 0};
+    Acc carry;
+    ACC_ZERO(carry);
     for (long base = 0; base < len; base += L) {
       const long j = base + lid;
-      Acc a = {0, 0};
+      Acc a;
+      ACC_ZERO(a);
       if (j < len) a = element(in, off[1] + j * is, j);
       tmp[lid] = a;
       barrier(CLK_LOCAL_MEM_FENCE);

@@ -1,4 +1,4 @@
-// Scans along one dim: cumsum, cumprod (ATen's structured impls behind
+// Scans along one dim: cumsum, cumprod (complex too; ATen's structured impls behind
 // cumsum_stub / cumprod_stub), logcumsumexp (ATen's generic _logcumsumexp
 // impls behind logcumsumexp_stub), cummax / cummin (their _helper ops; the
 // composite cummax/cummin do the checks and resizing). The kernels are
@@ -44,13 +44,17 @@ void scan(ScanOp op, const at::Tensor& out, const at::Tensor& in, int64_t dim,
   if (out.numel() == 0) return;
   const auto device = out.device().index();
   const c10::ScalarType dtype = out.scalar_type();
-  check_dtype_supported(dtype, device);
+  check_storable(dtype, device);
   const int64_t len = in.size(dim);
   const Slices s = indices.defined() ? slices_along({out, in, indices}, {dim}) : slices_along({out, in}, {dim});
-  const std::string acc = scan_acc_type(op, dtype, device);
-  std::string preamble = dtype_preamble(dtype) + "#define SCAN_OP " + std::to_string(op) +
-                         "\n#define SCAN_T " + acc + "\n";
-  if (acc == "double") preamble = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" + preamble;
+  const bool complex = c10::isComplexType(dtype);  // cumprod only (cumsum scans the real view)
+  const c10::ScalarType elem = complex ? c10::toRealValueType(dtype) : dtype;
+  const std::string acc = scan_acc_type(op, elem, device);
+  std::string preamble = dtype_preamble(elem) + "#define SCAN_OP " + std::to_string(op) + "\n#define SCAN_T " + acc +
+                         (complex ? "2\n#define SCAN_COMPLEX 1\n#define CONVERT_SCAN_T convert_" + acc +
+                                        "2\n#define CONVERT_ST2 convert_" + cl_type(elem).storage + "2\n"
+                                  : "\n");
+  if (acc == "double" || elem == c10::kDouble) preamble = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" + preamble;
   // Many rows keep the device busy one row per work item; a few long rows
   // take a work group each.
   const auto& info = device_info(device);
@@ -64,7 +68,7 @@ void scan(ScanOp op, const at::Tensor& out, const at::Tensor& in, int64_t dim,
   else l.null_tensor();
   if (group) {
     const size_t local = l.pow2_work_group(256);
-    l.local_memory(local * 16).run(static_cast<size_t>(s.count) * local, local);  // sizeof(Acc) <= 16
+    l.local_memory(local * (complex ? 32 : 16)).run(static_cast<size_t>(s.count) * local, local);  // sizeof(Acc)
   } else {
     l.run(static_cast<size_t>(s.count));
   }
@@ -93,8 +97,9 @@ void cumsum_kernel(const at::Tensor& result, const at::Tensor& self, int64_t dim
 }
 
 void cumprod_kernel(const at::Tensor& result, const at::Tensor& self, int64_t dim) {
-  AT_DISPATCH_ALL_TYPES_AND2(c10::kBFloat16, c10::kHalf, self.scalar_type(), "cumprod_out_cpu", [] {});
-  if (!trivial_scan(result, self)) scan(kCumprod, result, self, at::maybe_wrap_dim(dim, self.dim()));
+  AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2(c10::kBFloat16, c10::kHalf, self.scalar_type(), "cumprod_out_cpu", [] {});
+  if (!trivial_scan(result, self))
+    scan(kCumprod, result, self.is_complex() ? self.resolve_conj() : self, at::maybe_wrap_dim(dim, self.dim()));
 }
 
 void logcumsumexp_kernel(at::Tensor& result, const at::Tensor& self, int64_t dim) {
@@ -131,6 +136,6 @@ REGISTER_PRIVATEUSE1_DISPATCH(logcumsumexp_stub, &::torch_ocl::logcumsumexp_kern
 }  // namespace at::native
 
 OCL_NATIVE_OP_C(structured_cumsum_out, "cumsum", "cumsum_", "cumsum.out")  // complex too
-OCL_NATIVE_OP(structured_cumprod_out, "cumprod", "cumprod_", "cumprod.out")
+OCL_NATIVE_OP_C(structured_cumprod_out, "cumprod", "cumprod_", "cumprod.out")  // complex too
 OCL_NATIVE_FN("_logcumsumexp", &at::native::_logcumsumexp_cpu)
 OCL_NATIVE_FN("_logcumsumexp.out", &at::native::_logcumsumexp_out_cpu)

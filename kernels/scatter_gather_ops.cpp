@@ -11,6 +11,7 @@
 #include <ATen/ops/gather_native.h>
 #include <ATen/ops/scatter_add_native.h>
 #include <ATen/ops/scatter_native.h>
+#include <ATen/ops/scalar_tensor.h>
 #include <ATen/ops/scatter_reduce_native.h>
 
 #include "backend/device_checks.h"
@@ -98,10 +99,20 @@ void scatter_reduce_kernel(const Tensor& self, const int64_t dim, const Tensor& 
 }
 void scatter_scalar_reduce_kernel(const Tensor& self, const int64_t dim, const Tensor& index,
                                   const c10::Scalar& value, const at::native::ReductionType& reduce) {
+  if (self.is_complex()) {  // the complex kernels reduce a source: the value broadcast as one
+    const Tensor src = at::scalar_tensor(value, self.options()).expand(index.sizes());
+    scatter_launch(self, dim, index, &src, 0, to_reduce(reduce));
+    return;
+  }
   scatter_launch(self, dim, index, nullptr, value, to_reduce(reduce));
 }
 void scatter_reduce_two_kernel(const Tensor& self, const int64_t dim, const Tensor& index, const Tensor& src,
                                const at::native::ReductionType& reduce) {
+  using at::native::ReductionType;
+  // complex amax / amin: the CPU kernel's dispatch error
+  TORCH_CHECK_NOT_IMPLEMENTED(!self.is_complex() || (reduce != ReductionType::MAX && reduce != ReductionType::MIN),
+                              "\"scatter_gather_tensor_cpu_reduce_", reduce == ReductionType::MAX ? "amax" : "amin",
+                              "\" not implemented for '", c10::toString(self.scalar_type()), "'");
   scatter_launch(self, dim, index, &src, 0, to_reduce(reduce));
 }
 
@@ -122,9 +133,10 @@ REGISTER_PRIVATEUSE1_DISPATCH(scatter_reduce_two_stub, &torch_ocl::scatter_reduc
 OCL_NATIVE_OP_C(structured_gather_out, "gather", nullptr, "gather.out")
 OCL_NATIVE_OP_C(structured_scatter_src_out, "scatter.src", "scatter_.src", "scatter.src_out")
 OCL_NATIVE_OP_C(structured_scatter_value_out, "scatter.value", "scatter_.value", "scatter.value_out")
-OCL_NATIVE_OP(structured_scatter_reduce_out, "scatter.reduce", "scatter_.reduce", "scatter.reduce_out")
-OCL_NATIVE_OP(structured_scatter_value_reduce_out, "scatter.value_reduce", "scatter_.value_reduce",
+// complex reductions: sum, prod (serial), mean; amax / amin raise as the CPU
+OCL_NATIVE_OP_C(structured_scatter_reduce_out, "scatter.reduce", "scatter_.reduce", "scatter.reduce_out")
+OCL_NATIVE_OP_C(structured_scatter_value_reduce_out, "scatter.value_reduce", "scatter_.value_reduce",
               "scatter.value_reduce_out")
 OCL_NATIVE_OP_C(structured_scatter_add, "scatter_add", "scatter_add_", "scatter_add.out")
-OCL_NATIVE_OP(structured_scatter_reduce_two, "scatter_reduce.two", "scatter_reduce_.two",
+OCL_NATIVE_OP_C(structured_scatter_reduce_two, "scatter_reduce.two", "scatter_reduce_.two",
               "scatter_reduce.two_out")

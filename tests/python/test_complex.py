@@ -27,6 +27,9 @@ def check(fn, *args, **kw):
         assert got.device.type == "ocl"
         assert got.dtype == expected.dtype
         got = got.cpu()
+    elif isinstance(expected, tuple):
+        assert all(g.device.type == "ocl" for g in got)
+        got = tuple(g.cpu() for g in got)
     torch.testing.assert_close(got, expected, equal_nan=True, **kw)
 
 
@@ -175,5 +178,123 @@ def test_unsupported_complex_ops_raise_like_cpu():
         d < d
     assert str(ocl_err.value) == str(cpu_err.value)
     # A complex op without a complex kernel here is refused in strict mode.
-    with torch.ocl.fallback_mode("error"), pytest.raises(RuntimeError, match="aten::asin"):
-        torch.asin(d)
+    with torch.ocl.fallback_mode("error"), pytest.raises(RuntimeError, match="aten::_logcumsumexp"):
+        torch.logcumsumexp(d, 0)
+
+
+# ---- inverse trigonometric / hyperbolic, log / exp variants (kernels/complex_lib.cl) ----
+INF, NAN = float("inf"), float("nan")
+# Real and imaginary parts of the special-value grid: zeros of both signs,
+# +-1 (the branch points), the real axis beyond +-1 (branch cuts, with +0 and
+# -0 imaginary parts), tiny and huge magnitudes, infinities and NaN.
+GRID_PARTS = [0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 1e-3, 1e-8, 1e-30, 3.0, 1e10, 1e20, 1e30, 1e200, INF, -INF, NAN]
+
+UNARY2 = {
+    "asin": torch.asin, "acos": torch.acos, "atan": torch.atan, "asinh": torch.asinh, "acosh": torch.acosh,
+    "atanh": torch.atanh, "log1p": torch.log1p, "log2": torch.log2, "log10": torch.log10, "expm1": torch.expm1,
+    "exp2": torch.exp2, "sinc": torch.sinc, "silu": torch.nn.functional.silu,
+}
+
+
+@pytest.mark.parametrize("dtype", CPLX, ids=dname)
+def test_inverse_and_log_functions(strict, dtype):
+    grid = torch.tensor([complex(a, b) for a in GRID_PARTS for b in GRID_PARTS], dtype=dtype)
+    # the branch cuts themselves: re beyond +-1 on the real axis (asin/acos/atanh) and
+    # on the imaginary axis (asinh/atan), with both signs of zero
+    cut = torch.tensor([complex(r, z) for r in (1.5, -1.5, 7.0, -7.0) for z in (0.0, -0.0)] +
+                       [complex(z, r) for r in (1.5, -1.5, 7.0, -7.0) for z in (0.0, -0.0)], dtype=dtype)
+    values = torch.cat([rand(300, dtype=dtype) * 3, rand(40, dtype=dtype) * 1e-6, grid, cut])
+    for name, fn in UNARY2.items():
+        check(fn, values)
+    # log1p / expm1 keep their precision for small |z| (relative to the tiny result)
+    tiny = rand(50, dtype=dtype) * 1e-12
+    check(torch.log1p, tiny, rtol=1e-5 if dtype == torch.complex64 else 1e-12, atol=0)
+    check(torch.expm1, tiny, rtol=1e-5 if dtype == torch.complex64 else 1e-12, atol=0)
+    # in-place and out=
+    check(lambda x: x.clone().asinh_(), values[:300])
+    check(lambda x: torch.atanh(x, out=torch.empty_like(x)), values[:300])
+
+
+@pytest.mark.parametrize("dtype", CPLX, ids=dname)
+def test_lerp_logical_and_other_binary(strict, dtype):
+    a, b = rand(40, dtype=dtype), rand(40, dtype=dtype)
+    check(lambda x, y: torch.lerp(x, y, 0.3), a, b)
+    check(lambda x, y: torch.lerp(x, y, 0.8), a, b)
+    check(lambda x, y: torch.lerp(x, y, 0.25 - 0.5j), a, b)  # complex weight
+    check(lambda x, y: torch.lerp(x, y, (y * 0.4).reshape(5, 8)[:, :1].reshape(5, 1).expand(5, 8).reshape(40)), a, b)
+    check(lambda x, y: torch.lerp(x.reshape(5, 8), y[:8], x.reshape(5, 8) * 0.7), a, b)  # broadcast weight / end
+    check(lambda x, y: x.clone().lerp_(y, 0.6), a, b)
+    # truth value: re or im nonzero (-0.0 is zero)
+    z = torch.tensor([0, 1j, -0.0 + 0j, complex(-0.0, -0.0), 2, complex(0, 1e-30), complex(NAN, 0), 3 - 1j], dtype=dtype)
+    w = z.flip(0)
+    for fn in (torch.logical_and, torch.logical_or, torch.logical_xor):
+        check(fn, z, w)
+        check(fn, z, w.real)  # complex and real operands
+    check(torch.logical_not, z)
+    check(lambda x: x.clone().logical_not_(), z)  # a complex result
+    check(lambda x, y: x.clone().logical_and_(y), z, w)
+    check(lambda x, y: torch.logical_or(x, y, out=torch.empty(8, dtype=torch.float32, device=x.device)), z, w)
+    check(torch.logaddexp, a, b)
+    check(lambda x, y: torch.logaddexp(x * 100, y), a, b)
+    check(torch.rsub, a, b)
+    check(lambda x, y: torch.rsub(x, y, alpha=2 + 1j), a, b)
+    bad = torch.tensor([complex(NAN, 1), complex(INF, -INF), complex(-INF, NAN), 1 + 2j], dtype=dtype)
+    check(torch.nan_to_num, bad)
+    check(lambda x: torch.nan_to_num(x, nan=0.5, posinf=7.0, neginf=-3.0), bad)
+    # complex(re, im) and polar(abs, angle): real inputs, complex result
+    r = torch.rand(40, dtype=torch.float64 if dtype == torch.complex128 else torch.float32)
+    check(torch.complex, r, r.flip(0))
+    check(torch.polar, r, r.flip(0) * 7 - 3)
+
+
+@pytest.mark.parametrize("dtype", CPLX, ids=dname)
+def test_std_var(strict, dtype):
+    a = rand(6, 50, dtype=dtype)
+    check(torch.var, a)
+    check(torch.std, a)
+    check(lambda x: x.var(1), a)
+    check(lambda x: x.std(0, keepdim=True), a)
+    check(lambda x: x.var(1, unbiased=False), a)
+    check(lambda x: x.std((0, 1), correction=3), a)
+    check(lambda x: torch.var_mean(x, 1), a)
+    check(lambda x: torch.std_mean(x, 0, keepdim=True, correction=0), a)
+    check(torch.var_mean, a)
+    check(lambda x: torch.std(x, 1, out=torch.empty(0, dtype=x.real.dtype, device=x.device)), a)
+    check(lambda x: x.t().var(0), a)  # strided
+    check(lambda x: x[:, ::3].std(1), a)
+
+
+def test_new_ops_odd_shapes(strict):
+    dt = torch.complex64
+    a = rand(5, 7, dtype=dt)
+    check(lambda x: x.t().asin(), a)  # transposed: the strided kernel
+    check(lambda x: x[:, ::2].log1p(), a)
+    check(lambda x: torch.logical_and(x, x[0]), a)  # broadcast
+    s = torch.tensor(2 - 0.5j, dtype=dt)
+    check(torch.acos, s)  # 0-dim
+    check(torch.var, a[0, :1])  # one element: NaN, as the CPU
+    check(lambda x: torch.var_mean(x[:, :1], 1, correction=0), a)
+    e = torch.empty(0, 3, dtype=dt)
+    check(torch.atanh, e)
+    check(lambda x: x.var(0), e)  # empty reduction: NaN
+    check(lambda x: torch.lerp(x, x, 0.5), e)
+    big = rand(100_003, dtype=dt)
+    check(torch.asinh, big)
+    check(torch.var, big, rtol=1e-4, atol=1e-4)
+
+
+def test_new_ops_backward(strict):
+    dt = torch.complex64
+    a0, b0 = rand(4, 5, dtype=dt) * 0.7, rand(4, 5, dtype=dt) * 0.7
+
+    def grads(dev):
+        a = a0.to(dev).requires_grad_()
+        b = b0.to(dev).requires_grad_()
+        loss = sum(f(a).abs().sum() for f in UNARY2.values() if f is not torch.nn.functional.silu)
+        loss = loss + torch.lerp(a, b, 0.3 + 0.1j).abs().sum() + torch.lerp(a, b, b).abs().sum()
+        loss = loss + torch.logaddexp(a, b).abs().sum() + a.var(0).sum() + b.std() + torch.var_mean(a, 1)[1].abs().sum()
+        loss.backward()
+        return loss.detach().cpu(), a.grad.cpu(), b.grad.cpu()
+
+    for got, expected in zip(grads("ocl"), grads("cpu")):
+        torch.testing.assert_close(got, expected)

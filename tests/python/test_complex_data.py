@@ -175,3 +175,99 @@ def test_errors_match_cpu():
     assert msgs[0] == msgs[1]
     with pytest.raises(IndexError, match="out of range"):
         x.to("ocl").index_select(0, torch.tensor([5], device="ocl")).cpu()
+
+
+def _unit(shape, dtype, seed=0):
+    """Values of modulus near 1: long products stay finite."""
+    x = cplx(shape, dtype, seed)
+    return x / x.abs() * 1.01
+
+
+@pytest.mark.parametrize("dtype", COMPLEX, ids=["c64", "c128"])
+def test_cumprod_matches_cpu(dtype):
+    # kernels/scan.cl with SCAN_COMPLEX: complex<double> accumulator, as the CPU's
+    x = _unit((5, 7), dtype)
+    x[2, 3] = 0
+    for view_name, make in views(x):
+        for dim in (0, 1, -1):
+            got = make(x.to("ocl")).cumprod(dim)
+            assert_close(got.cpu(), make(x).cumprod(dim), msg=lambda m: f"{view_name} dim {dim}: {m}")
+    long_rows = _unit((3, 700), dtype, seed=2)  # one work group per row (len >= 256)
+    assert_close(long_rows.to("ocl").cumprod(1).cpu(), long_rows.cumprod(1))
+    assert_close(x.to("ocl").conj().cumprod(1).cpu(), x.conj().cumprod(1))  # lazy conjugate
+    out = torch.empty(0, dtype=dtype, device="ocl")
+    torch.cumprod(x.to("ocl"), 0, out=out)
+    assert_close(out.cpu(), x.cumprod(0))
+    assert_close(x.to("ocl").clone().cumprod_(1).cpu(), x.cumprod(1))
+    s = torch.tensor(1 - 2j, dtype=dtype)
+    assert_close(s.to("ocl").cumprod(0).cpu(), s.cumprod(0))  # 0-dim
+    assert x[:0].to("ocl").cumprod(0).shape == (0, 7)
+
+
+def test_cumprod_large_and_backward():
+    big = _unit((100_003,), torch.complex64, seed=4) / 1.01
+    assert_close(big.to("ocl").cumprod(0).cpu(), big.cumprod(0), rtol=1e-4, atol=1e-4)
+    # backward: ATen's composite (no zeros: reversed cumsum / conj(input); with zeros: the other branch)
+    x = cplx((4, 6), torch.complex64, seed=6)
+    for k, make in enumerate([lambda t: t, lambda t: t * (t.real > -0.5)]):
+        grads = []
+        for d in ("ocl", "cpu"):
+            xd = x.detach().to(d).requires_grad_()
+            make(xd).cumprod(1).abs().sum().backward()
+            grads.append(xd.grad.cpu())
+        assert_close(grads[0], grads[1], msg=lambda m: f"case {k}: {m}")
+
+
+@pytest.mark.filterwarnings("ignore:index_reduce")
+@pytest.mark.parametrize("dtype", COMPLEX, ids=["c64", "c128"])
+def test_scatter_and_index_reduce(dtype):
+    x = cplx((5, 6), dtype, seed=7)
+    src = cplx((7, 6), dtype, seed=8)
+    g = torch.Generator().manual_seed(9)
+    idx = torch.randint(0, 5, (7, 6), generator=g)
+    ops = {}
+    for red in ("sum", "prod", "mean"):
+        for inc in (True, False):
+            ops[f"scatter_reduce_{red}_{inc}"] = (lambda red=red, inc=inc: lambda t, s, i: t.scatter_reduce(0, i, s, red, include_self=inc))()
+    ops["scatter_add_reduce"] = lambda t, s, i: t.scatter(0, i, s, reduce="add")
+    ops["scatter_multiply"] = lambda t, s, i: t.scatter(0, i, s, reduce="multiply")
+    ops["scatter_multiply_value"] = lambda t, s, i: t.scatter(0, i, 2 - 1j, reduce="multiply")
+    ops["scatter_add_value"] = lambda t, s, i: t.scatter(0, i, 0.5j, reduce="add")
+    ops["scatter_reduce_t"] = lambda t, s, i: t.t().scatter_reduce(1, i.t(), s.t(), "prod")  # strided
+    ops["index_reduce_prod"] = lambda t, s, i: t.index_reduce(0, i[:, 0], s, "prod")
+    ops["index_reduce_mean"] = lambda t, s, i: t.index_reduce(0, i[:, 0], s, "mean")
+    for name, f in ops.items():
+        got = f(x.to("ocl"), src.to("ocl"), idx.to("ocl"))
+        assert got.device.type == "ocl"
+        assert_close(got.cpu(), f(x, src, idx), msg=lambda m: f"{name}: {m}")
+
+
+@pytest.mark.filterwarnings("ignore:index_reduce")
+def test_scatter_reduce_errors_match_cpu():
+    x = cplx((5, 6), torch.complex64, seed=10)
+    src = cplx((7, 6), torch.complex64, seed=11)
+    idx = torch.randint(0, 5, (7, 6), generator=torch.Generator().manual_seed(12))
+    # scatter_reduce has no complex autograd formula, on the CPU either: the same error
+    errs = []
+    for d in ("cpu", "ocl"):
+        xd, sd = x.to(d).requires_grad_(), src.to(d).requires_grad_()
+        with pytest.raises(RuntimeError) as e:
+            xd.scatter_reduce(0, idx.to(d), sd, "sum")
+        errs.append(str(e.value))
+    assert errs[0] == errs[1] and "automatic differentiation" in errs[0]
+    # The CPU's errors for complex: amax / amin, index_reduce of a 0/1-dim self,
+    # index_reduce with include_self=False.
+    cases = [
+        lambda t, s, i: t.scatter_reduce(0, i, s, "amax"),
+        lambda t, s, i: t.scatter_reduce(0, i, s, "amin", include_self=False),
+        lambda t, s, i: t.index_reduce(0, i[:, 0], s, "amax"),
+        lambda t, s, i: t[:, 0].index_reduce(0, i[:, 0], s[:, 0], "prod"),
+        lambda t, s, i: t.index_reduce(0, i[:, 0], s, "mean", include_self=False),
+    ]
+    for k, f in enumerate(cases):
+        errs = []
+        for d in ("cpu", "ocl"):
+            with pytest.raises(NotImplementedError) as e:
+                f(x.to(d), src.to(d), idx.to(d))
+            errs.append(str(e.value))
+        assert errs[0] == errs[1], f"case {k}: {errs}"

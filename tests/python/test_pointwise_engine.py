@@ -1062,3 +1062,18 @@ def test_inplace_shift_operators():
         fn(a_cpu)
         fn(a_ocl)
         compare(a_ocl, a_cpu)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=dname)
+def test_logit_eps_rounded_to_dtype(strict, dtype):
+    # The CPU clamps to lo = eps and hi = 1 - lo computed in the tensor's dtype:
+    # in float16 1 - 1e-4 rounds to 1 (so 1.0 gives inf, not logit(0.9999)).
+    x = torch.tensor([0.0, 1e-5, 1e-4, 0.3, 0.9995, 0.9999, 1.0, 0.5, 2.0, -1.0], dtype=dtype)
+    for eps in (1e-4, 1e-3, 0.0013, 0.3, None):
+        xc = x.clone().requires_grad_()
+        xo = x.to("ocl").requires_grad_()
+        yc, yo = torch.logit(xc, eps), torch.logit(xo, eps)
+        assert_close(yo.detach().cpu(), yc.detach(), equal_nan=True, msg=lambda m: f"eps {eps}: {m}")
+        yc.sum().backward()
+        yo.sum().backward()
+        assert_close(xo.grad.cpu(), xc.grad, equal_nan=True, msg=lambda m: f"eps {eps} backward: {m}")
