@@ -128,12 +128,21 @@ CachedKernel& cached_kernel(c10::DeviceIndex device, KernelKey key,
     // kernel once each; the first one stored wins.
     GeneratedKernel g = make();
     cl_program program = build_program(device, g.label, g.source);
-    auto ck = create_kernel(device, program, g.kernel, g.label);
+    std::unique_ptr<CachedKernel> ck;
+    try {
+      ck = create_kernel(device, program, g.kernel, g.label);
+    } catch (...) {
+      clReleaseProgram(program);
+      throw;
+    }
     std::lock_guard<std::mutex> lock(t.mutex);
     auto& slot = t.kernels[k];
     if (!slot) {
-      slot = std::move(ck);
+      slot = std::move(ck);  // the kernel holds its program: both live as long as the table
       ++t.stats.builds;
+    } else {
+      clReleaseKernel(ck->kernel);  // lost the race: drop this copy, not leak it
+      clReleaseProgram(program);
     }
     found = slot.get();
   }
