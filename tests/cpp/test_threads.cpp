@@ -19,7 +19,7 @@
 namespace {
 
 constexpr int kThreads = 8;
-constexpr int kIterations = 12;
+constexpr int kIterations = 6;
 
 const char* kScaleSource = R"(__kernel void thread_test_scale(__global const long* x, __global long* y, long a) {
   size_t i = get_global_id(0);
