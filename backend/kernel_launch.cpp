@@ -140,7 +140,7 @@ CachedKernel& cached_kernel(c10::DeviceIndex device, KernelKey key,
     std::lock_guard<std::mutex> lock(t.mutex);
     auto& slot = t.kernels[k];
     if (!slot) {
-      slot = std::move(ck);
+      slot = std::move(ck);  // the kernel holds its program: both live as long as the table
       ++t.stats.builds;
     } else {
       release_kernel(ck->kernel);  // another thread's build was stored first
