@@ -89,6 +89,7 @@ struct OclGuardImpl final : public c10::impl::DeviceGuardImplInterface {
     return (static_cast<double>(t1) - static_cast<double>(t0)) / 1e6;
   }
   bool queryStream(const c10::Stream& stream) const override {
+    if (stream_known_idle(stream)) return true;  // nothing handed out since a sync
     cl_event ev = nullptr;
     OCL_CHECK(clEnqueueMarkerWithWaitList(stream_queue(stream), 0, nullptr, &ev));
     track_event(ev);
@@ -105,7 +106,7 @@ struct OclGuardImpl final : public c10::impl::DeviceGuardImplInterface {
     return done;
   }
   void synchronizeStream(const c10::Stream& stream) const override {
-    OCL_CHECK(clFinish(stream_queue(stream)));
+    finish_stream(stream);
     raise_device_errors(stream);
   }
   void synchronizeDevice(const c10::DeviceIndex device_index) const override {

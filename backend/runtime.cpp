@@ -72,6 +72,12 @@ struct Runtime {
   // queues[device][stream id]; created lazily.
   // Read without the lock (atomics); created under it.
   std::vector<std::unique_ptr<std::array<std::atomic<cl_command_queue>, kNumStreams>>> queues;
+  // Per queue: how often stream_queue() handed it out for work, and that
+  // count as of the last clFinish (so query() after a sync answers at once).
+  struct Use {
+    std::atomic<uint64_t> handed{0}, finished{0};
+  };
+  std::vector<std::unique_ptr<std::array<Use, kNumStreams>>> uses;
   std::vector<std::unique_ptr<std::atomic<int>>> next_pool, next_high_pool;
   std::mutex mutex;
 
@@ -135,6 +141,7 @@ struct Runtime {
     for (size_t i = 0; i < devices.size(); ++i) {
       queues.push_back(std::make_unique<std::array<std::atomic<cl_command_queue>, kNumStreams>>());
       for (auto& q : *queues.back()) q.store(nullptr);
+      uses.push_back(std::make_unique<std::array<Use, kNumStreams>>());
     }
     for (size_t i = 0; i < devices.size(); ++i) {
       next_pool.push_back(std::make_unique<std::atomic<int>>(0));
@@ -252,7 +259,8 @@ void set_current_stream(c10::Stream stream) {
   tls_stream.at(stream.device_index()) = static_cast<int>(stream.id());
 }
 
-cl_command_queue stream_queue(c10::Stream stream) {
+namespace {
+cl_command_queue queue_of(c10::Stream stream) {
   auto index = stream.device_index();
   auto& rt = runtime();
   if (index >= 0 && index < static_cast<c10::DeviceIndex>(rt.queues.size()) && stream.id() >= 0 &&
@@ -269,16 +277,39 @@ cl_command_queue stream_queue(c10::Stream stream) {
   return slot.load();
 }
 
+// clFinish of queue `id` of `index`, remembering what it covered.
+void finish_queue(c10::DeviceIndex index, int id, cl_command_queue q) {
+  auto& use = (*runtime().uses[index])[id];
+  const uint64_t handed = use.handed.load(std::memory_order_acquire);
+  OCL_CHECK(clFinish(q));
+  use.finished.store(handed, std::memory_order_release);
+}
+}  // namespace
+
+cl_command_queue stream_queue(c10::Stream stream) {
+  cl_command_queue q = queue_of(stream);
+  (*runtime().uses[stream.device_index()])[stream.id()].handed.fetch_add(1, std::memory_order_acq_rel);
+  return q;
+}
+
 cl_command_queue current_queue(c10::DeviceIndex index) {
   return stream_queue(current_stream(index));
+}
+
+void finish_stream(c10::Stream stream) { finish_queue(stream.device_index(), stream.id(), queue_of(stream)); }
+
+bool stream_known_idle(c10::Stream stream) {
+  (void)queue_of(stream);  // checks the stream
+  const auto& use = (*runtime().uses[stream.device_index()])[stream.id()];
+  return use.finished.load(std::memory_order_acquire) == use.handed.load(std::memory_order_acquire);
 }
 
 void synchronize_device(c10::DeviceIndex index) {
   if (index < 0) index = current_device_index();
   check_device_index(index);
   auto& rt = runtime();
-  for (auto& slot : *rt.queues[index])
-    if (cl_command_queue q = slot.load()) OCL_CHECK(clFinish(q));
+  for (int id = 0; id < kNumStreams; ++id)
+    if (cl_command_queue q = (*rt.queues[index])[id].load()) finish_queue(index, id, q);
 }
 
 bool device_initialized(c10::DeviceIndex index) {

@@ -60,6 +60,10 @@ cl_command_queue stream_queue(c10::Stream stream);
 // The queue of the current stream of `index` (or of the current device).
 cl_command_queue current_queue(c10::DeviceIndex index = -1);
 void synchronize_device(c10::DeviceIndex index = -1);
+// clFinish of a stream's queue; afterwards stream_known_idle() is true until
+// stream_queue() hands the queue out for more work.
+void finish_stream(c10::Stream stream);
+bool stream_known_idle(c10::Stream stream);
 // Devices whose queues were created (were used).
 bool device_initialized(c10::DeviceIndex index);
 
