@@ -371,24 +371,20 @@ def is_random(op, pristine_sample, first_output) -> bool:
     return False
 
 
-class Float64Reference:
-    """The op on the CPU sample with floating tensors upcast to float64, run
-    on first use; outputs() and grads() return flat lists (None on failure)."""
+class LazyReference:
+    """A reference evaluation of the op on the CPU sample, run on first use;
+    outputs() and grads() return flat lists (None on failure). Subclasses
+    give compute() -> (outputs, grads or None)."""
 
-    def __init__(self, op, cpu_sample, backward: bool, dtype):
-        self.op, self.sample, self.backward, self.dtype = op, cpu_sample, backward, dtype
-        self._result = False
+    def __init__(self, op, cpu_sample, backward: bool):
+        self.op, self.sample, self.backward = op, cpu_sample, backward
+        self._result = None
 
     def _run(self):
-        if self._result is False:
+        if self._result is None:
             self._result = (None, None)
-            upcast = lambda t: (t.detach().double().requires_grad_(t.requires_grad)
-                                if t.is_floating_point() else leaf_copy(t))
-            sample = transform_sample(self.sample, upcast)
             try:
-                outputs = _run(self.op, sample, seed=0)
-                grads = (_grads(outputs, grad_inputs(sample), seed=2, round_to=self.dtype)
-                         if self.backward else None)
+                outputs, grads = self.compute()
                 self._result = (_flat_tensors(outputs), _flat_tensors(grads) if grads else None)
             except Exception:
                 pass
@@ -399,6 +395,22 @@ class Float64Reference:
 
     def grads(self):
         return self._run()[1]
+
+
+class Float64Reference(LazyReference):
+    """The op with floating tensors upcast to float64 (gradients rounded to dtype)."""
+
+    def __init__(self, op, cpu_sample, backward: bool, dtype):
+        super().__init__(op, cpu_sample, backward)
+        self.dtype = dtype
+
+    def compute(self):
+        upcast = lambda t: (t.detach().double().requires_grad_(t.requires_grad)
+                            if t.is_floating_point() else leaf_copy(t))
+        sample = transform_sample(self.sample, upcast)
+        outputs = _run(self.op, sample, seed=0)
+        grads = _grads(outputs, grad_inputs(sample), seed=2, round_to=self.dtype) if self.backward else None
+        return outputs, grads
 
 
 HALF_TYPES = (torch.float16, torch.bfloat16)
@@ -422,32 +434,15 @@ class RoundEachOp(TorchDispatchMode):
                         else o, out)
 
 
-class StepwiseReference:
-    """The op on the CPU sample (same dtype) under RoundEachOp, run on first
-    use; outputs() and grads() return flat lists (None on failure)."""
+class StepwiseReference(LazyReference):
+    """The op on the CPU sample (same dtype) under RoundEachOp."""
 
-    def __init__(self, op, cpu_sample, backward: bool):
-        self.op, self.sample, self.backward = op, cpu_sample, backward
-        self._result = False
-
-    def _run(self):
-        if self._result is False:
-            self._result = (None, None)
-            sample = transform_sample(self.sample, clone_leaf)
-            try:
-                with RoundEachOp():
-                    outputs = _run(self.op, sample, seed=0)
-                    grads = _grads(outputs, grad_inputs(sample), seed=2) if self.backward else None
-                self._result = (_flat_tensors(outputs), _flat_tensors(grads) if grads else None)
-            except Exception:
-                pass
-        return self._result
-
-    def outputs(self):
-        return self._run()[0]
-
-    def grads(self):
-        return self._run()[1]
+    def compute(self):
+        sample = transform_sample(self.sample, clone_leaf)
+        with RoundEachOp():
+            outputs = _run(self.op, sample, seed=0)
+            grads = _grads(outputs, grad_inputs(sample), seed=2) if self.backward else None
+        return outputs, grads
 
 
 def check_sample(op, sample, dtype, device: str, backward: bool) -> tuple:
