@@ -56,7 +56,9 @@ struct GuardedNative<Fn, Gate, R (*)(A...)> {
   template <class First, class... More>
   static First&& first(First&& f, More&&...) { return std::forward<First>(f); }
   template <class... All>
-  static decltype(auto) last(All&&... all) { return (std::forward<All>(all), ...); }
+  static decltype(auto) last(All&&... all) {
+    return std::get<sizeof...(All) - 1>(std::forward_as_tuple(std::forward<All>(all)...));
+  }
   static R call(A... a) {
     check_same_device<A...>(name(), check_devices(), a...);
     if (any_lacks_kernels(Gate, a...)) {
