@@ -206,8 +206,16 @@ inline T c_lerp(T a, T b, T w) {
   if (w.x * w.x + w.y * w.y < (R)0.25) return a + c_mul(w, b - a);
   return b - c_mul(b - a, (T)((R)1, (R)0) - w);
 }
+// std::exp of a c10::complex (glibc's cexp, C99 Annex G) where c_exp's
+// product form differs: e^(-inf + i(inf or NaN)) is +-0, e^(inf + i(inf or
+// NaN)) is inf + i NaN.
+inline T c_exp_std(T a) {
+  if (isinf(a.x) && !isfinite(a.y)) return a.x < (R)0 ? (T)((R)0, copysign((R)0, a.y)) : (T)(C_INF, C_NAN);
+  return c_exp(a);
+}
 // logaddexp as the CPU's complex _log_add_exp_helper: ordered by real part,
-// NaN infectious, equal infinite real parts special-cased.
+// NaN infectious, equal infinite real parts special-cased; its exps are
+// std::exp's (c_exp_std).
 inline T c_logaddexp(T a, T b) {
   T mn, mx;
   if (isnan(b.x) || isnan(b.y)) { mn = b; mx = b; }
@@ -217,7 +225,7 @@ inline T c_logaddexp(T a, T b) {
   if (isnan(mn.x) || isnan(mn.y)) return (T)(C_NAN, C_NAN);
   if (!isfinite(mn.x) && mn.x == mx.x) {
     if (mn.x < (R)0) return mn;
-    return c_log(c_exp(mn) + c_exp(mx));
+    return c_log(c_exp_std(mn) + c_exp_std(mx));
   }
-  return c_log1p(c_exp(mn - mx)) + mx;
+  return c_log1p(c_exp_std(mn - mx)) + mx;
 }

@@ -3,16 +3,26 @@
 // (operand 0 out, 1 in, 2 indices); element j of a row is j * stride further.
 // The launcher defines SCAN_OP (0 sum, 1 prod, 2 logcumsumexp, 3 max, 4 min)
 // and SCAN_T, the accumulation type (the CPU's: double for float sums, float
-// for half/bfloat16, long for integers). With SCAN_COMPLEX (cumprod of
-// complex64/128) ST is the real type, elements are (re, im) pairs and SCAN_T
-// is double2 (float2 without fp64), multiplied as c10::complex does.
+// for half/bfloat16, long for integers). With SCAN_COMPLEX (cumprod and
+// logcumsumexp of complex64/128) ST is the real type, elements are
+// (re, im) pairs and SCAN_T is double2 (the CPU's acc type of complex64 too;
+// float2 without fp64), multiplied as c10::complex does;
+// complex logcumsumexp has kernels/complex_lib.cl (T = SCAN_T) in its preamble.
 
 typedef struct {
   SCAN_T v;
   long i;  // cummax/cummin: the index of v
 } Acc;
 
-#if SCAN_OP == 2
+#if SCAN_OP == 2 && defined(SCAN_COMPLEX)
+// The CPU's complex _log_add_exp_helper (c_logaddexp). The CPU starts each row
+// from (-inf, 0) and adds every element to the running value; an element is
+// first added to that start (lse_start: NaN parts become (NaN, NaN), a -inf
+// real part (-inf, 0), others stay), so the first output is the CPU's and
+// later ones combine as its sequence does. Rows scan serially (the launcher):
+// the imaginary part is not reduced mod 2 pi, so the order matters.
+inline SCAN_T lse_start(SCAN_T x) { return c_logaddexp(x, (SCAN_T)(-INFINITY, 0)); }
+#elif SCAN_OP == 2
 // The CPU's _log_add_exp_helper(x, y): y is the running value.
 inline SCAN_T log_add_exp(SCAN_T x, SCAN_T y) {
   const SCAN_T mn = isnan(y) ? y : (y < x ? y : x);
@@ -36,6 +46,8 @@ inline Acc combine(Acc a, Acc b) {
   a.v = (SCAN_T)(a.v.x * b.v.x - a.v.y * b.v.y, a.v.x * b.v.y + a.v.y * b.v.x);
 #elif SCAN_OP == 1
   a.v = a.v * b.v;
+#elif SCAN_OP == 2 && defined(SCAN_COMPLEX)
+  a.v = c_logaddexp(b.v, a.v);
 #elif SCAN_OP == 2
   a.v = log_add_exp(b.v, a.v);
 #else
@@ -62,6 +74,9 @@ inline Acc combine(Acc a, Acc b) {
 inline Acc element(__global const ST* in, long off, long j) {
   Acc a;
   a.v = SCAN_LOAD(in, off);
+#if SCAN_OP == 2 && defined(SCAN_COMPLEX)
+  a.v = lse_start(a.v);
+#endif
   a.i = j;
   return a;
 }

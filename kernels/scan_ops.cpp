@@ -1,6 +1,6 @@
 // Scans along one dim: cumsum, cumprod (complex too; ATen's structured impls behind
-// cumsum_stub / cumprod_stub), logcumsumexp (ATen's generic _logcumsumexp
-// impls behind logcumsumexp_stub), cummax / cummin (their _helper ops; the
+// cumsum_stub / cumprod_stub), logcumsumexp (complex too; ATen's generic
+// _logcumsumexp impls behind logcumsumexp_stub), cummax / cummin (their _helper ops; the
 // composite cummax/cummin do the checks and resizing). The kernels are
 // kernels/scan.cl; their backward formulas are ATen's composites (flip +
 // cumsum, ...), which run on the ops here.
@@ -16,6 +16,7 @@
 
 #include <string>
 
+#include "backend/program_cache.h"
 #include "backend/same_device.h"
 #include "backend/runtime.h"
 #include "kernels/dim_slices.h"
@@ -47,19 +48,24 @@ void scan(ScanOp op, const at::Tensor& out, const at::Tensor& in, int64_t dim,
   check_storable(dtype, device);
   const int64_t len = in.size(dim);
   const Slices s = indices.defined() ? slices_along({out, in, indices}, {dim}) : slices_along({out, in}, {dim});
-  const bool complex = c10::isComplexType(dtype);  // cumprod only (cumsum scans the real view)
+  const bool complex = c10::isComplexType(dtype);  // cumprod, logcumsumexp (cumsum scans the real view)
   const c10::ScalarType elem = complex ? c10::toRealValueType(dtype) : dtype;
   const std::string acc = scan_acc_type(op, elem, device);
   std::string preamble = dtype_preamble(elem) + "#define SCAN_OP " + std::to_string(op) + "\n#define SCAN_T " + acc +
                          (complex ? "2\n#define SCAN_COMPLEX 1\n#define CONVERT_SCAN_T convert_" + acc +
                                         "2\n#define CONVERT_ST2 convert_" + cl_type(elem).storage + "2\n"
                                   : "\n");
+  if (complex && op == kLogcumsumexp)  // c_logaddexp
+    preamble += "#define T " + acc + "2\n#define R " + acc + "\n" + kernel_source("complex_lib");
   if (acc == "double" || elem == c10::kDouble) preamble = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" + preamble;
   // Many rows keep the device busy one row per work item; a few long rows
   // take a work group each.
   const auto& info = device_info(device);
   const int64_t few_rows = info.is_gpu() ? 4096 : 2 * std::max<int64_t>(1, info.compute_units);
-  const bool group = len >= 256 && s.count < few_rows;
+  // Complex logcumsumexp stays serial: the CPU's running value keeps its
+  // imaginary part unreduced (each step adds an angle in (-pi, pi] to the
+  // larger operand's), so another association order ends 2 pi k apart.
+  const bool group = len >= 256 && s.count < few_rows && !(complex && op == kLogcumsumexp);
   Launch l(device, "scan", preamble, group ? "scan_group" : "scan_serial");
   l.value(s.ix).value<int64_t>(s.count).value<int64_t>(len).value<int64_t>(out.stride(dim))
       .value<int64_t>(in.stride(dim)).value<int64_t>(indices.defined() ? indices.stride(dim) : 0)
@@ -103,9 +109,10 @@ void cumprod_kernel(const at::Tensor& result, const at::Tensor& self, int64_t di
 }
 
 void logcumsumexp_kernel(at::Tensor& result, const at::Tensor& self, int64_t dim) {
-  AT_DISPATCH_FLOATING_TYPES_AND2(c10::kBFloat16, c10::kHalf, self.scalar_type(), "logcumsumexp_out_cpu", [] {});
+  AT_DISPATCH_FLOATING_AND_COMPLEX_TYPES_AND2(c10::kBFloat16, c10::kHalf, self.scalar_type(), "logcumsumexp_out_cpu",
+                                              [] {});
   if (trivial_scan(result, self)) return;
-  scan(kLogcumsumexp, result, self.to(result.scalar_type()), at::maybe_wrap_dim(dim, self.dim()));
+  scan(kLogcumsumexp, result, self.to(result.scalar_type()).resolve_conj(), at::maybe_wrap_dim(dim, self.dim()));
 }
 
 // _cummax_helper / _cummin_helper: values and indices are already sized, the
@@ -137,5 +144,5 @@ REGISTER_PRIVATEUSE1_DISPATCH(logcumsumexp_stub, &::torch_ocl::logcumsumexp_kern
 
 OCL_NATIVE_OP_C(structured_cumsum_out, "cumsum", "cumsum_", "cumsum.out")  // complex too
 OCL_NATIVE_OP_C(structured_cumprod_out, "cumprod", "cumprod_", "cumprod.out")  // complex too
-OCL_NATIVE_FN("_logcumsumexp", &at::native::_logcumsumexp_cpu)
-OCL_NATIVE_FN("_logcumsumexp.out", &at::native::_logcumsumexp_out_cpu)
+OCL_NATIVE_FN_C("_logcumsumexp", &at::native::_logcumsumexp_cpu)  // complex too
+OCL_NATIVE_FN_C("_logcumsumexp.out", &at::native::_logcumsumexp_out_cpu)

@@ -77,17 +77,17 @@ def test_dtypes_without_ocl_storage_raise_a_clear_error(run_python):
 
 def test_complex_ops_without_kernels_run_on_the_counted_fallback(fallback_stats):
     # complex tensors are stored on ocl; complex ops without complex kernels
-    # (logcumsumexp: tests/python/test_complex.py lists the native ones) go through
+    # (vdot: tests/python/test_complex.py lists the native ones) go through
     # the fallback (refused, with the op's name, in error mode).
     c = torch.randn(5, dtype=torch.complex64)
     d = c.to("ocl")
     with torch.ocl.fallback_mode("silent"):
-        r = torch.logcumsumexp(d, 0)
+        r = torch.vdot(d, d)
     assert r.device.type == "ocl"
-    torch.testing.assert_close(r.cpu(), torch.logcumsumexp(c, 0))
-    assert fallback_stats().get("aten::_logcumsumexp", 0) >= 1
-    with torch.ocl.fallback_mode("error"), pytest.raises(RuntimeError, match="aten::_logcumsumexp"):
-        torch.logcumsumexp(d, 0)
+    torch.testing.assert_close(r.cpu(), torch.vdot(c, c))
+    assert fallback_stats().get("aten::vdot", 0) >= 1
+    with torch.ocl.fallback_mode("error"), pytest.raises(RuntimeError, match="aten::vdot"):
+        torch.vdot(d, d)
 
 
 def test_impossible_allocation_raises_oom():
@@ -127,7 +127,8 @@ def test_fallback_error_mode_env(run_python):
         print("mode:", torch.ocl.get_fallback_mode())
         x = torch.ones(4, device="ocl")
         try:
-            torch.logcumsumexp(x.to(torch.complex64), 0)  # complex: the CPU fallback
+            xc = x.to(torch.complex64)
+            torch.vdot(xc, xc)  # complex: the CPU fallback
             print("no error")
         except RuntimeError as e:
             print("RuntimeError:", str(e).splitlines()[0])
@@ -138,14 +139,15 @@ def test_fallback_error_mode_env(run_python):
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = proc.stdout.strip().splitlines()
     assert lines[0] == "mode: error"
-    assert lines[1].startswith("RuntimeError:") and "aten::_logcumsumexp" in lines[1], lines[1]
+    assert lines[1].startswith("RuntimeError:") and "aten::vdot" in lines[1], lines[1]
     assert lines[2] == "native still works: 8.0"
 
 
 def test_fallback_error_mode_context(strict):
     assert torch.ocl.get_fallback_mode() == "error"
-    with pytest.raises(RuntimeError, match="aten::_logcumsumexp"):
-        torch.logcumsumexp(torch.ones(3, device="ocl", dtype=torch.complex64), 0)
+    with pytest.raises(RuntimeError, match="aten::vdot"):
+        x = torch.ones(3, device="ocl", dtype=torch.complex64)
+        torch.vdot(x, x)
 
 
 def test_fallback_mode_invalid_name():
@@ -161,18 +163,19 @@ def test_fallback_warn_mode_warns_once_counts_all(run_python):
         import warnings
         import torch, torch_ocl
         print("mode:", torch.ocl.get_fallback_mode())
-        x = torch.arange(5.0).to(torch.complex64).to("ocl")  # complex logcumsumexp and dot: the CPU fallback
+        x = torch.arange(5.0).to(torch.complex64).to("ocl")  # complex vdot and dot: the CPU fallback
+        xc = torch.arange(5.0).to(torch.complex64)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            results = [torch.logcumsumexp(x, 0) for _ in range(3)]
+            results = [torch.vdot(x, x) for _ in range(3)]
             torch.dot(x, x)
             torch.dot(x, x)
-        print("logcumsumexp warnings:", sum("logcumsumexp" in str(w.message) for w in caught))
+        print("vdot warnings:", sum("aten::vdot" in str(w.message) for w in caught))
         print("dot warnings:", sum("aten::dot" in str(w.message) for w in caught))
         stats = torch.ocl.fallback_stats()
-        print("logcumsumexp calls:", sum(v for k, v in stats.items() if k.startswith("aten::_logcumsumexp")))
+        print("vdot calls:", sum(v for k, v in stats.items() if k.startswith("aten::vdot")))
         print("dot calls:", sum(v for k, v in stats.items() if k.startswith("aten::dot")))
-        print("correct:", all(torch.equal(r.cpu(), torch.arange(5.0).to(torch.complex64).logcumsumexp(0)) for r in results))
+        print("correct:", all(torch.equal(r.cpu(), torch.vdot(xc, xc)) for r in results))
         torch.ocl.reset_fallback_stats()
         print("after reset:", torch.ocl.fallback_stats())
         """
@@ -182,9 +185,9 @@ def test_fallback_warn_mode_warns_once_counts_all(run_python):
     out = proc.stdout.strip().splitlines()
     assert out == [
         "mode: warn",
-        "logcumsumexp warnings: 1",
+        "vdot warnings: 1",
         "dot warnings: 1",
-        "logcumsumexp calls: 3",
+        "vdot calls: 3",
         "dot calls: 2",
         "correct: True",
         "after reset: {}",
@@ -193,13 +196,14 @@ def test_fallback_warn_mode_warns_once_counts_all(run_python):
 
 def test_fallback_stats_in_process(fallback_stats):
     x = torch.arange(6.0).to("ocl")
-    xc = x.to(torch.complex64)  # complex logcumsumexp: the CPU fallback
+    xc = x.to(torch.complex64)  # complex vdot: the CPU fallback
     with torch.ocl.fallback_mode("silent"):
         for _ in range(4):
-            r = torch.logcumsumexp(xc, 0)
-    assert torch.equal(r.cpu(), torch.arange(6.0).to(torch.complex64).logcumsumexp(0))
+            r = torch.vdot(xc, xc)
+    c = torch.arange(6.0).to(torch.complex64)
+    assert torch.equal(r.cpu(), torch.vdot(c, c))
     stats = fallback_stats()
-    assert sum(v for k, v in stats.items() if k.startswith("aten::_logcumsumexp")) == 4, stats
+    assert sum(v for k, v in stats.items() if k.startswith("aten::vdot")) == 4, stats
     assert all(k.startswith("aten::") for k in stats), stats
     torch.ocl.reset_fallback_stats()
     assert torch.ocl.fallback_stats() == {}
@@ -210,11 +214,11 @@ def test_fallback_stats_in_process(fallback_stats):
 
 
 def test_silent_mode_does_not_warn(fallback_stats, recwarn):
-    x = torch.arange(4.0).to(torch.complex64).to("ocl")  # complex logcumsumexp: the CPU fallback
+    x = torch.arange(4.0).to(torch.complex64).to("ocl")  # complex vdot: the CPU fallback
     with torch.ocl.fallback_mode("silent"):
-        torch.logcumsumexp(x, 0)
+        torch.vdot(x, x)
     assert not [w for w in recwarn if "torch_ocl" in str(w.message)]
-    assert any(k.startswith("aten::_logcumsumexp") for k in fallback_stats())
+    assert any(k.startswith("aten::vdot") for k in fallback_stats())
 
 
 def test_no_opencl_platform(run_python, tmp_path):

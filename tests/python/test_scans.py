@@ -144,6 +144,57 @@ def test_logcumsumexp(dtype):
     same(torch.logcumsumexp(ocl(torch.empty(0, 3, dtype=dtype)), 0), torch.logcumsumexp(torch.empty(0, 3, dtype=dtype), 0))
 
 
+def make_complex(shape, dtype, seed=0, scale=3.0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.complex(torch.randn(shape, generator=g, dtype=torch.float64) * scale,
+                         torch.randn(shape, generator=g, dtype=torch.float64) * scale).to(dtype)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=dname)
+def test_logcumsumexp_complex(dtype):
+    """The CPU's complex _log_add_exp_helper from a (-inf, 0) start, complex64
+    accumulated in complex128 as there (scan.cl, complex_lib.cl's c_logaddexp)."""
+    for shape, dim in SHAPES:
+        x = make_complex(shape, dtype)
+        same(torch.logcumsumexp(ocl(x), dim), torch.logcumsumexp(x, dim))
+    n = 100_003  # one long row: a work group scans it
+    x = make_complex((n,), dtype, seed=1)
+    same(torch.logcumsumexp(ocl(x), 0), torch.logcumsumexp(x, 0))
+    inf, nan = float("inf"), float("nan")
+    c = complex
+    special = torch.tensor([[c(-inf, 3), c(-inf, -1), c(1, 2), c(inf, 0), c(2, 1), c(inf, 0.5)],
+                            [c(nan, 1), c(1, 0), c(-inf, 0), c(2, -3), c(3, 1), c(4, 0)],
+                            [c(1, 1), c(2, nan), c(0, 0), c(-inf, 2), c(inf, 1), c(0, 0)],
+                            [c(inf, 1), c(-inf, 1), c(inf, 2), c(-inf, 0), c(1, 0), c(nan, nan)],
+                            [c(inf, 0), c(inf, 0), c(-inf, 0), c(-inf, 1), c(1, -2), c(1e30, 0)],
+                            [c(-inf, 0), c(-inf, 5), c(-inf, 0), c(1, 2), c(-inf, 1), c(2, 0)],
+                            # infinite imaginary parts: std::exp's (Annex G) results
+                            [c(1, inf), c(inf, inf), c(-inf, inf), c(1, 1), c(-inf, -inf), c(2, 2)],
+                            [c(inf, nan), c(1, 1), c(-inf, nan), c(0, -inf), c(inf, -inf), c(1, 0)]], dtype=dtype)
+    for dim in [0, 1]:
+        same(torch.logcumsumexp(ocl(special), dim), torch.logcumsumexp(special, dim))
+    x = make_complex((5, 6), dtype)
+    out = ocl(torch.empty(0, dtype=dtype))
+    torch.logcumsumexp(ocl(x), 1, out=out)
+    same(out, torch.logcumsumexp(x, 1))
+    same(torch.logcumsumexp(ocl(x).t(), 1), torch.logcumsumexp(x.t(), 1))  # non-contiguous
+    same(torch.logcumsumexp(ocl(x)[::2, 1::2], 0), torch.logcumsumexp(x[::2, 1::2], 0))
+    same(torch.logcumsumexp(ocl(x).conj(), 1), torch.logcumsumexp(x.conj(), 1))  # a conj view
+    for s in [torch.tensor(c(1.5, -2), dtype=dtype), torch.tensor(c(-inf, 3), dtype=dtype)]:  # 0-dim: a copy
+        same(torch.logcumsumexp(ocl(s), 0), torch.logcumsumexp(s, 0))
+    e = torch.empty(0, 3, dtype=dtype)
+    same(torch.logcumsumexp(ocl(e), 0), torch.logcumsumexp(e, 0))
+    # backward (FunctionsManual's complex branch: conj, log, flip, logcumsumexp, exp) runs natively
+    x = make_complex((4, 300), dtype, seed=2, scale=1.0)
+    g = make_complex((4, 300), dtype, seed=3, scale=1.0)
+    for dim in [0, 1]:
+        xc = x.clone().requires_grad_()
+        xd = ocl(x).requires_grad_()
+        (gc,) = torch.autograd.grad(torch.logcumsumexp(xc, dim), xc, g)
+        (gd,) = torch.autograd.grad(torch.logcumsumexp(xd, dim), xd, ocl(g))
+        same(gd, gc, **({} if dtype == torch.complex128 else dict(rtol=1e-4, atol=1e-5)))
+
+
 @pytest.mark.parametrize("dtype", FLOATS + INTS + [torch.bool], ids=dname)
 @pytest.mark.parametrize("op", ["cummax", "cummin"])
 def test_cummax_cummin(op, dtype):
