@@ -13,6 +13,7 @@
 //   REDUCE                0 copy, 1 sum, 2 prod, 3 max, 4 min
 //   ATOMIC                reductions update the destination atomically
 //   DISPLACE_DST, HAS_SRC, ALLOW_NEGATIVE, LINEAR, HAS_ALPHA  (0/1)
+//   NIDX                  the number of index operands (1..MAX_IDX)
 //   BITS, ELEM_BYTES, FROM_BITS(b), TO_BITS(v)   for the atomic update
 //   COMPONENTS            reals per element: 2 for a complex sum or product (ST,
 //                         CT are then its real type; re and im add independently;
@@ -81,92 +82,140 @@ inline long load_index(__global const char* p, long elem_bytes) {
   return elem_bytes == 4 ? (long)*(__global const int*)p : *(__global const long*)p;
 }
 
+// The element at destination byte offset `d` (from db), source offset `s`.
+inline void apply(__global char* db, __global char* sb, long d, long s, VALUE_T value, VALUE_T alpha) {
+  __global ST* dp = (__global ST*)(db + d);
+#if REDUCE == 0
+#if HAS_SRC
+  *dp = *(__global const ST*)(sb + s);
+#else
+  *dp = value;
+#endif
+#elif REDUCE == 2 && COMPONENTS == 2
+  // a complex product (never atomic: the launcher runs it serially), as c10::complex's *=
+  __global const ST* sp = (__global const ST*)(sb + s);
+  const CT vr = LOAD(sp, 0), vi = LOAD(sp, 1), cr = LOAD(dp, 0), ci = LOAD(dp, 1);
+  STORE(dp, 0, cr * vr - ci * vi);
+  STORE(dp, 1, cr * vi + ci * vr);
+#else
+  for (int c = 0; c < COMPONENTS; ++c) {
+#if HAS_SRC
+    CT v = LOAD((__global const ST*)(sb + s), c);
+#else
+    CT v = value;
+#endif
+#if HAS_ALPHA
+    v = v * alpha;
+#endif
+#if ATOMIC
+    atomic_combine(dp + c, v);
+#else
+    const CT cur = LOAD(dp, c);
+    STORE(dp, c, COMBINE(cur, v));
+#endif
+  }
+#endif
+}
+
 #define IDX_ARG(j) __global const char* i##j##b, ulong i##j##o
-__kernel void index_kernel(__global const long* meta, long n, __global char* db, ulong doff,
+// NIDX (the launcher's define) index operands. Work item w takes `block`
+// consecutive elements of one row of dim 0 (the iterator's fastest dim): the
+// row's offsets come from the outer dims once (divisions), then each operand
+// steps by its dim-0 stride. When no index moves along dim 0 (index_select
+// of rows, index_put_ of slices, ...) the indices are read and checked once
+// per block, and a copy between contiguous rows is a plain element loop.
+__kernel void index_kernel(__global const long* meta, long n, long block, __global char* db, ulong doff,
                            __global char* sb, ulong soff, IDX_ARG(0), IDX_ARG(1), IDX_ARG(2),
                            IDX_ARG(3), IDX_ARG(4), IDX_ARG(5), IDX_ARG(6), IDX_ARG(7),
                            VALUE_T value, VALUE_T alpha, __global int* flag, int check) {
-  __global const char* ib[MAX_IDX] = {i0b + i0o, i1b + i1o, i2b + i2o, i3b + i3o,
-                                      i4b + i4o, i5b + i5o, i6b + i6o, i7b + i7o};
-  const long ndim = meta[0], nidx = meta[1], nops = 2 + meta[1];
+  __global const char* ibase[MAX_IDX] = {i0b + i0o, i1b + i1o, i2b + i2o, i3b + i3o,
+                                         i4b + i4o, i5b + i5o, i6b + i6o, i7b + i7o};
+  db += doff;
+  sb += soff;
+  const long ndim = meta[0];
   __global const long* sizes = meta + 2;
   __global const long* strides = sizes + ndim;
-  __global const long* im = strides + nops * ndim;
+  __global const long* im = strides + (2 + NIDX) * ndim;
 #if LINEAR
-  __global const long* lin = im + 4 * nidx;
+  __global const long* lin = im + 4 * NIDX;
 #endif
-  GRID_LOOP(i, n) {
-    long off[2 + MAX_IDX];
-    for (int k = 0; k < nops; ++k) off[k] = 0;
-    long rest = i;
-    for (int d = 0; d < ndim; ++d) {
+  const long size0 = ndim > 0 ? sizes[0] : 1;
+  const long ds0 = ndim > 0 ? strides[0] : 0, ss0 = ndim > 0 ? strides[ndim] : 0;
+  long is0[NIDX], isize[NIDX], istride[NIDX], ibytes[NIDX];
+  int idx_moves = 0;
+  for (int q = 0; q < NIDX; ++q) {
+    is0[q] = ndim > 0 ? strides[(2 + q) * ndim] : 0;
+    idx_moves |= is0[q] != 0;
+    isize[q] = im[4 * q];
+    istride[q] = im[4 * q + 1];
+    ibytes[q] = im[4 * q + 2];
+  }
+  const long nblk = (size0 + block - 1) / block;
+  const long items = nblk * (n / size0);
+  GRID_LOOP(w, items) {
+    const long row = w / nblk;
+    const long j0 = (w - row * nblk) * block, len = min(j0 + block, size0) - j0;
+    long od = j0 * ds0, os = j0 * ss0, oi[NIDX];
+    for (int q = 0; q < NIDX; ++q) oi[q] = j0 * is0[q];
+    long rest = row;
+    for (int d = 1; d < ndim; ++d) {
       const long c = rest % sizes[d];
       rest /= sizes[d];
-      for (int k = 0; k < nops; ++k) off[k] += c * strides[k * ndim + d];
+      od += c * strides[d];
+      os += c * strides[ndim + d];
+      for (int q = 0; q < NIDX; ++q) oi[q] += c * strides[(2 + q) * ndim + d];
     }
-    long disp = 0;
-    int ok = 1;
-    for (int j = 0; j < nidx; ++j) {
-      long idx = load_index(ib[j] + off[2 + j], im[4 * j + 2]);
-      const long size = im[4 * j];
+    for (long j = 0; j < len; ++j) {
+      // the displacement of element j (once for the block when no index moves)
+      long disp = 0;
+      int ok = 1;
+      for (int q = 0; q < NIDX; ++q) {
+        long idx = load_index(ibase[q] + oi[q] + j * is0[q], ibytes[q]);
+        const long size = isize[q];
 #if ALLOW_NEGATIVE
-      if (idx < -size || idx >= size) {
+        if (idx < -size || idx >= size) {
 #else
-      if (idx < 0 || idx >= size) {
+        if (idx < 0 || idx >= size) {
 #endif
-        report_bad_index(flag, check, idx, im[4 * j + 3], size);
-        ok = 0;
+          report_bad_index(flag, check, idx, im[4 * q + 3], size);
+          ok = 0;
+          break;
+        }
+        if (idx < 0) idx += size;
+#if LINEAR
+        for (int d = (int)lin[0] - 1; d >= 0; --d) {  // row-major: the last dim moves fastest
+          const long s = lin[1 + d];
+          disp += (idx % s) * lin[1 + lin[0] + d];
+          idx /= s;
+        }
+#else
+        disp += idx * istride[q];
+#endif
+      }
+      if (!ok) {
+        if (idx_moves) continue;
+        break;  // the whole block reads the bad index
+      }
+#if DISPLACE_DST
+      const long d0 = od + disp, s0 = os;
+#else
+      const long d0 = od, s0 = os + disp;
+#endif
+      if (idx_moves) {
+        apply(db, sb, d0 + j * ds0, s0 + j * ss0, value, alpha);
+        continue;
+      }
+      // no index moves: the rest of the block at once
+#if REDUCE == 0 && HAS_SRC
+      if (ds0 == sizeof(ST) && ss0 == sizeof(ST)) {  // contiguous rows
+        __global ST* dp = (__global ST*)(db + d0);
+        __global const ST* sp = (__global const ST*)(sb + s0);
+        for (long k = 0; k < len; ++k) dp[k] = sp[k];
         break;
       }
-      if (idx < 0) idx += size;
-#if LINEAR
-      for (int d = (int)lin[0] - 1; d >= 0; --d) {  // row-major: the last dim moves fastest
-        const long s = lin[1 + d];
-        disp += (idx % s) * lin[1 + lin[0] + d];
-        idx /= s;
-      }
-#else
-      disp += idx * im[4 * j + 1];
 #endif
+      for (long k = 0; k < len; ++k) apply(db, sb, d0 + k * ds0, s0 + k * ss0, value, alpha);
+      break;
     }
-    if (!ok) continue;
-#if DISPLACE_DST
-    __global ST* dp = (__global ST*)(db + doff + off[0] + disp);
-    const long src_off = off[1];
-#else
-    __global ST* dp = (__global ST*)(db + doff + off[0]);
-    const long src_off = off[1] + disp;
-#endif
-#if REDUCE == 0
-#if HAS_SRC
-    *dp = *(__global const ST*)(sb + soff + src_off);
-#else
-    *dp = value;
-#endif
-#elif REDUCE == 2 && COMPONENTS == 2
-    {  // a complex product (never atomic: the launcher runs it serially), as c10::complex's *=
-      __global const ST* sp = (__global const ST*)(sb + soff + src_off);
-      const CT vr = LOAD(sp, 0), vi = LOAD(sp, 1), cr = LOAD(dp, 0), ci = LOAD(dp, 1);
-      STORE(dp, 0, cr * vr - ci * vi);
-      STORE(dp, 1, cr * vi + ci * vr);
-    }
-#else
-    for (int c = 0; c < COMPONENTS; ++c) {
-#if HAS_SRC
-      CT v = LOAD((__global const ST*)(sb + soff + src_off), c);
-#else
-      CT v = value;
-#endif
-#if HAS_ALPHA
-      v = v * alpha;
-#endif
-#if ATOMIC
-      atomic_combine(dp + c, v);
-#else
-      const CT cur = LOAD(dp, c);
-      STORE(dp, c, COMBINE(cur, v));
-#endif
-    }
-#endif
   }
 }

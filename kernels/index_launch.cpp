@@ -3,6 +3,8 @@
 #include <ATen/Context.h>
 #include <ATen/ops/scalar_tensor.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "backend/device_checks.h"
@@ -37,6 +39,23 @@ BitsMacros bits_macros(c10::ScalarType t) {
     case c10::kUInt64: return {"ulong", "(b)", "(ulong)(v)"};
     default: TORCH_CHECK(false, "torch_ocl: no index kernels for dtype ", t);
   }
+}
+
+// Elements per work item along dim 0 for `n` elements: 1 on GPUs (neighbouring
+// items touch neighbouring elements); on CPU devices up to 256 (PoCL runs an
+// item's loop with the row offsets and, where no index moves, the index
+// check done once: measured 4-40x the bandwidth of 1 element per item,
+// bench/bench_index.py), fewer when that would leave compute units idle.
+int64_t index_block(c10::DeviceIndex device, int64_t n) {
+  static const int64_t dev = [] {  // TORCH_OCL_INDEX_BLOCK=n (development: block experiments)
+    const char* env = std::getenv("TORCH_OCL_INDEX_BLOCK");
+    return env ? std::atoll(env) : 0;
+  }();
+  if (dev > 0) return dev;
+  const auto& info = device_info(device);
+  if (info.is_gpu()) return 1;
+  const int64_t units = std::max<int64_t>(1, info.compute_units);
+  return std::clamp<int64_t>(n / (units * 256 * 4), contiguous_block(device), 256);
 }
 
 bool has_int64_atomics(c10::DeviceIndex device) {
@@ -112,15 +131,21 @@ void run_index_kernel(const IndexKernel& k, at::TensorIteratorBase& iter, const 
   def("HAS_ALPHA", !copy && !(alpha.isIntegral(true) && alpha.toLong() == 1) ? "1" : "0");
   def("ELEM_BYTES", std::to_string(elem));
   def("COMPONENTS", complex && !copy ? "2" : "1");
+  def("NIDX", std::to_string(nidx));
   if (atomic) {
     const BitsMacros b = bits_macros(real);
     def("BITS", b.bits);
     def("FROM_BITS(b)", b.from);
     def("TO_BITS(v)", b.to);
   }
+  // Elements per work item along dim 0 (see kernels/index.cl); one item runs
+  // them all in order when serial.
+  const int64_t size0 = ndim > 0 ? iter.shape()[0] : 1;
+  const int64_t block = std::min<int64_t>(size0, index_block(device, n));
+  const int64_t items = (size0 + block - 1) / block * (n / size0);
   Launch l(device, "index", pre, "index_kernel");
   cl_mem meta_mem = meta_buf.get();
-  l.raw(sizeof(cl_mem), &meta_mem).value<int64_t>(n);
+  l.raw(sizeof(cl_mem), &meta_mem).value<int64_t>(n).value<int64_t>(block);
   auto operand = [&](int op) {
     if (op >= 0) {
       TORCH_INTERNAL_ASSERT(iter.device(op).type() == c10::DeviceType::PrivateUse1, k.name,
@@ -148,7 +173,7 @@ void run_index_kernel(const IndexKernel& k, at::TensorIteratorBase& iter, const 
     l.scalar(value, real).scalar(alpha, real);
   }
   check_arg(l, device, k.check);
-  if (serial) l.run(1, 1); else l.run(n);
+  if (serial) l.run(1, 1); else l.run(static_cast<size_t>(items));
 }
 
 }  // namespace torch_ocl

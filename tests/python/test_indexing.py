@@ -348,3 +348,40 @@ def test_device_side_check_reported_by_synchronize_and_item():
     with pytest.raises(IndexError, match="index 7 is out of bounds for dimension 0 with size 6"):
         y.sum().item()
     assert x.sum().item() == 15.0
+
+
+def test_large_blocks():
+    """Tensors big enough for many elements per work item on CPU devices
+    (kernels/index_launch.cpp index_block): rows copied whole, indices read
+    once per block, partial last blocks, strided rows, reductions, and a bad
+    index inside a block (the rest of that block is skipped, the error raised)."""
+    rows, width = 2400, 513  # 1.2M elements; 513 leaves partial blocks
+    x = make((rows, width), torch.float32)
+    xd = x.to(D)
+    ri = idx(rows, (1700,))
+    close(torch.index_select(xd, 0, ri.to(D)), torch.index_select(x, 0, ri))  # contiguous rows
+    close(torch.index_select(xd.t(), 1, ri.to(D)), torch.index_select(x.t(), 1, ri))  # rows of stride 513
+    close(torch.index_select(xd[:, ::2], 0, ri.to(D)), torch.index_select(x[:, ::2], 0, ri))  # strided rows
+    close(xd[ri.to(D)], x[ri])  # index.Tensor, one index
+    ci = idx(width, (rows, 300), seed=2)
+    close(xd[torch.arange(rows).to(D)[:, None], ci.to(D)], x[torch.arange(rows)[:, None], ci])  # two indices
+    n = 700_001
+    src = make((n,), torch.float32, seed=3)
+    gi = idx(n, (n,), seed=4)
+    close(torch.gather(src.to(D), 0, gi.to(D)), torch.gather(src, 0, gi))  # a moving index
+    close(torch.gather(src.to(D)[::2], 0, gi.to(D)[: n // 2] // 2), torch.gather(src[::2], 0, gi[: n // 2] // 2))
+    sa = torch.zeros(1000)  # many duplicates: atomic adds (integers: exact)
+    si = idx(1000, (n,), seed=5)
+    ones = torch.ones(n)
+    close(sa.to(D).scatter_add(0, si.to(D), ones.to(D)), sa.scatter_add(0, si, ones))
+    acc = torch.zeros(rows, width)
+    pi = idx(rows, (1700,), seed=6)
+    v = make((1700, width), torch.float32, seed=7).round()
+    close(acc.to(D).index_put((pi.to(D),), v.to(D), accumulate=True), acc.index_put((pi,), v, accumulate=True))
+    close(xd.clone().index_fill_(1, ci[0, :50].to(D), 2.5), x.clone().index_fill_(1, ci[0, :50], 2.5))
+    bad = ri.clone()
+    bad[1234] = rows + 7
+    r = torch.index_select(xd, 0, bad.to(D))
+    with pytest.raises(IndexError, match="index out of range in self"):
+        r.cpu()
+    close(torch.index_select(xd, 0, ri.to(D)), torch.index_select(x, 0, ri))
