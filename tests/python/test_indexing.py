@@ -363,6 +363,11 @@ def test_large_blocks():
     close(torch.index_select(xd.t(), 1, ri.to(D)), torch.index_select(x.t(), 1, ri))  # rows of stride 513
     close(torch.index_select(xd[:, ::2], 0, ri.to(D)), torch.index_select(x[:, ::2], 0, ri))  # strided rows
     close(xd[ri.to(D)], x[ri])  # index.Tensor, one index
+    close(xd[(ri - rows).to(D)], x[ri - rows])  # negative indices count from the end
+    ui = torch.randperm(rows, generator=torch.Generator().manual_seed(8))[:1700]  # unique: copies are deterministic
+    v = make((1700, width), torch.float32, seed=9)
+    close(xd.index_put((ui.to(D),), v.to(D)), x.index_put((ui,), v))  # rows written whole
+    close(xd.index_copy(0, ui.to(D), v.to(D)), x.index_copy(0, ui, v))
     ci = idx(width, (rows, 300), seed=2)
     close(xd[torch.arange(rows).to(D)[:, None], ci.to(D)], x[torch.arange(rows)[:, None], ci])  # two indices
     n = 700_001
