@@ -1,3 +1,7 @@
+// Helper functions in kernels/*.cl are `static inline`: PoCL builds with
+// -Dinline=, which makes a plain `inline` helper an external definition that is
+// compiled into every program including its file (tests/python/test_kernel_sources.py).
+
 // Shared by every kernel family. The dtype macros (ST storage type, CT compute
 // type, LOAD, STORE, IS_FLOAT, ...) are prepended by the launcher, see
 // backend/kernel_launch.cpp: dtype_preamble().
@@ -13,7 +17,7 @@ typedef struct {
   long strides[MAX_OPERANDS][MAX_DIMS];
 } Indexer;
 
-inline void indexer_offsets(const Indexer* ix, long linear, long* off) {
+static inline void indexer_offsets(const Indexer* ix, long linear, long* off) {
   if (ix->ndim < 0) {
     for (int k = 0; k < MAX_OPERANDS; ++k) off[k] = linear;
     return;
@@ -27,8 +31,8 @@ inline void indexer_offsets(const Indexer* ix, long linear, long* off) {
   }
 }
 
-inline float bf16_to_float(ushort x) { return as_float(((uint)x) << 16); }
-inline ushort float_to_bf16(float f) {
+static inline float bf16_to_float(ushort x) { return as_float(((uint)x) << 16); }
+static inline ushort float_to_bf16(float f) {
   uint u = as_uint(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)0x7fc0;  // NaN
   u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even
@@ -41,7 +45,7 @@ inline ushort float_to_bf16(float f) {
 // Position `i` of an (N, C, D, H, W) space with spatial sizes s[0..2], W
 // fastest (C fastest with channels_last): pos = {n, c, d, h, w}. 32-bit
 // division when the space fits (measurably faster on CPU devices).
-inline void ncdhw_position(int channels_last, long N, long C, const long* s, long i, long* pos) {
+static inline void ncdhw_position(int channels_last, long N, long C, const long* s, long i, long* pos) {
   if (N * C * s[0] * s[1] * s[2] <= 0xffffffffL) {
     uint j = (uint)i;
     const uint c = (uint)C, D = (uint)s[0], H = (uint)s[1], W = (uint)s[2];

@@ -7,14 +7,14 @@
 #define C_INF ((R)INFINITY)
 #define C_NAN ((R)NAN)
 
-inline T c_make(R re, R im) { return (T)(re, im); }
-inline T c_conj(T a) { return (T)(a.x, -a.y); }
-inline R c_abs(T a) { return hypot(a.x, a.y); }
-inline R c_arg(T a) { return atan2(a.y, a.x); }
+static inline T c_make(R re, R im) { return (T)(re, im); }
+static inline T c_conj(T a) { return (T)(a.x, -a.y); }
+static inline R c_abs(T a) { return hypot(a.x, a.y); }
+static inline R c_arg(T a) { return atan2(a.y, a.x); }
 // The naive product, as c10::complex's operator*.
-inline T c_mul(T a, T b) { return (T)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+static inline T c_mul(T a, T b) { return (T)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
 // Smith's scaled division, as c10::complex's operator/ (0 / 0 gives NaN, x / 0 inf).
-inline T c_div(T a, T b) {
+static inline T c_div(T a, T b) {
   const R ac = fabs(b.x), ad = fabs(b.y);
   if (ac >= ad) {
     if (ac == (R)0 && ad == (R)0) return (T)(a.x / ac, a.y / ad);
@@ -24,49 +24,49 @@ inline T c_div(T a, T b) {
   const R rat = b.x / b.y, scl = (R)1 / (b.y + b.x * rat);
   return (T)((a.x * rat + a.y) * scl, (a.y * rat - a.x) * scl);
 }
-inline T c_recip(T a) { return c_div((T)((R)1, (R)0), a); }
-inline T c_exp(T a) {
+static inline T c_recip(T a) { return c_div((T)((R)1, (R)0), a); }
+static inline T c_exp(T a) {
   if (a.y == (R)0) return (T)(exp(a.x), a.y);  // real input: exact, keeps the sign of 0
   const R e = exp(a.x);
   return (T)(e * cos(a.y), e * sin(a.y));
 }
-inline T c_log(T a) { return (T)(log(c_abs(a)), c_arg(a)); }
+static inline T c_log(T a) { return (T)(log(c_abs(a)), c_arg(a)); }
 // The principal root, without cancellation: t = sqrt((|x| + |z|) / 2).
-inline T c_sqrt(T a) {
+static inline T c_sqrt(T a) {
   if (a.x == (R)0 && a.y == (R)0) return (T)((R)0, a.y);
   if (isinf(a.y)) return (T)(C_INF, a.y);
   const R t = sqrt((fabs(a.x) + c_abs(a)) * (R)0.5);
   if (a.x >= (R)0) return (T)(t, a.y / (t + t));
   return (T)(fabs(a.y) / (t + t), copysign(t, a.y));
 }
-inline T c_rsqrt(T a) { return c_recip(c_sqrt(a)); }
+static inline T c_rsqrt(T a) { return c_recip(c_sqrt(a)); }
 // z / |z|, 0 for 0 (torch.sgn).
-inline T c_sgn(T a) {
+static inline T c_sgn(T a) {
   const R r = c_abs(a);
   return r == (R)0 ? (T)((R)0, (R)0) : (T)(a.x / r, a.y / r);
 }
-inline T c_sin(T a) { return (T)(sin(a.x) * cosh(a.y), cos(a.x) * sinh(a.y)); }
-inline T c_cos(T a) { return (T)(cos(a.x) * cosh(a.y), -sin(a.x) * sinh(a.y)); }
-inline T c_sinh(T a) { return (T)(sinh(a.x) * cos(a.y), cosh(a.x) * sin(a.y)); }
-inline T c_cosh(T a) { return (T)(cosh(a.x) * cos(a.y), sinh(a.x) * sin(a.y)); }
+static inline T c_sin(T a) { return (T)(sin(a.x) * cosh(a.y), cos(a.x) * sinh(a.y)); }
+static inline T c_cos(T a) { return (T)(cos(a.x) * cosh(a.y), -sin(a.x) * sinh(a.y)); }
+static inline T c_sinh(T a) { return (T)(sinh(a.x) * cos(a.y), cosh(a.x) * sin(a.y)); }
+static inline T c_cosh(T a) { return (T)(cosh(a.x) * cos(a.y), sinh(a.x) * sin(a.y)); }
 // tanh(x + iy) = (sinh 2x + i sin 2y) / (cosh 2x + cos 2y); for large |x| the
 // limit sign(x) + i 4 sin y cos y e^(-2|x|) (no inf / inf).
-inline T c_tanh(T a) {
+static inline T c_tanh(T a) {
   if (fabs(a.x) > (R)20) return (T)(copysign((R)1, a.x), (R)4 * sin(a.y) * cos(a.y) * exp((R)-2 * fabs(a.x)));
   const R d = cosh((R)2 * a.x) + cos((R)2 * a.y);
   return (T)(sinh((R)2 * a.x) / d, sin((R)2 * a.y) / d);
 }
 // tan(z) = -i tanh(iz)
-inline T c_tan(T a) {
+static inline T c_tan(T a) {
   const T t = c_tanh((T)(-a.y, a.x));
   return (T)(t.y, -t.x);
 }
-inline T c_sigmoid(T a) { return c_recip((T)((R)1, (R)0) + c_exp(-a)); }
+static inline T c_sigmoid(T a) { return c_recip((T)((R)1, (R)0) + c_exp(-a)); }
 // a ** b = exp(b log a), as the CPU's tensor ** tensor kernel (0 ** b is NaN there too).
-inline T c_pow(T a, T b) { return c_exp(c_mul(b, c_log(a))); }
+static inline T c_pow(T a, T b) { return c_exp(c_mul(b, c_log(a))); }
 // pow(tensor, scalar) as the CPU's kernel: 2, 3 and -2 by products, 0.5 /
 // -0.5 / -1 by sqrt / rsqrt / reciprocal, others by exp(b log a).
-inline T c_pow_scalar(T a, T b) {
+static inline T c_pow_scalar(T a, T b) {
   if (b.y == (R)0) {
     if (b.x == (R)2) return c_mul(a, a);
     if (b.x == (R)3) return c_mul(c_mul(a, a), a);
@@ -87,7 +87,7 @@ inline T c_pow_scalar(T a, T b) {
 // parts (including -0) picks the side of a branch cut.
 #define C_LN2 ((R)0.69314718055994530942)
 // Real part of asin (want_acos = 0) or acos (1) of x + iy (x, y >= 0, finite).
-inline R c_hull_re(R x, R y, R r, R s, R A, int want_acos) {
+static inline R c_hull_re(R x, R y, R r, R s, R A, int want_acos) {
   const R B = x / A;
   if (B <= (R)0.6417) return want_acos ? acos(B) : asin(B);
   // B near 1: asin B = atan(x / t), acos B = atan(t / x) with t = sqrt(A^2 - x^2)
@@ -97,7 +97,7 @@ inline R c_hull_re(R x, R y, R r, R s, R A, int want_acos) {
   return want_acos ? atan2(t, x) : atan2(x, t);
 }
 // log(A + sqrt(A^2 - 1)) = acosh A, >= 0.
-inline R c_hull_im(R x, R y, R r, R s, R A) {
+static inline R c_hull_im(R x, R y, R r, R s, R A) {
   if (A <= (R)1.5) {
     const R am1 = x < (R)1 ? (R)0.5 * (y * y / (r + (x + (R)1)) + y * y / (s + ((R)1 - x)))
                            : (R)0.5 * (y * y / (r + (x + (R)1)) + (s + (x - (R)1)));
@@ -107,7 +107,7 @@ inline R c_hull_im(R x, R y, R r, R s, R A) {
   return log(A + sqrt(A * A - (R)1));
 }
 // asin (want_acos = 0) or acos (1); acos z = pi / 2 - asin z, written out.
-inline T c_asin_acos(T z, int want_acos) {
+static inline T c_asin_acos(T z, int want_acos) {
   const R x = fabs(z.x), y = fabs(z.y);
   R re, im;
   if (isnan(z.x) || isnan(z.y)) {
@@ -129,22 +129,22 @@ inline T c_asin_acos(T z, int want_acos) {
   if (want_acos) return (T)(signbit(z.x) ? C_PI - re : re, signbit(z.y) ? im : -im);
   return (T)(copysign(re, z.x), copysign(im, z.y));
 }
-inline T c_asin(T z) { return c_asin_acos(z, 0); }
-inline T c_acos(T z) { return c_asin_acos(z, 1); }
+static inline T c_asin(T z) { return c_asin_acos(z, 0); }
+static inline T c_acos(T z) { return c_asin_acos(z, 1); }
 // asinh z = -i asin(i z)
-inline T c_asinh(T z) {
+static inline T c_asinh(T z) {
   const T w = c_asin((T)(-z.y, z.x));
   return (T)(w.y, -w.x);
 }
 // acosh z = +-i acos z, the sign giving a real part >= 0 (C99: i acos z for im >= 0).
-inline T c_acosh(T z) {
+static inline T c_acosh(T z) {
   const T w = c_acos(z);
   if (isnan(w.x) && isnan(w.y)) return w;
   return (T)(fabs(w.y), copysign(w.x, z.y));
 }
 // atanh z as Kahan: re = log1p(4x / ((1 - x)^2 + y^2)) / 4,
 // im = atan2(2y, (1 - x)(1 + x) - y^2) / 2; |z| huge: re = x / |z|^2, im = +-pi/2.
-inline T c_atanh(T z) {
+static inline T c_atanh(T z) {
   const R x = z.x, y = z.y, ax = fabs(x), ay = fabs(y);
   if (isnan(x) || isnan(y)) {
     if (isinf(x) || isinf(y)) return (T)(copysign((R)0, x), isnan(y) ? C_NAN : copysign(C_PI / (R)2, y));
@@ -164,7 +164,7 @@ inline T c_atanh(T z) {
   return (T)(copysign(re, x), im);
 }
 // atan z = -i atanh(i z)
-inline T c_atan(T z) {
+static inline T c_atan(T z) {
   const T w = c_atanh((T)(-z.y, z.x));
   return (T)(w.y, -w.x);
 }
@@ -172,7 +172,7 @@ inline T c_atan(T z) {
 // ---- logarithms and exponentials, as c10's complex functions ----
 // log1p as the CPU's c10::log1p: u = 1 + z; log(u) * z / (u - 1) corrects
 // the rounding of 1 + z (exact when u - 1 == z; z itself when u rounds to 1).
-inline T c_log1p(T z) {
+static inline T c_log1p(T z) {
   const T u = (T)(z.x + (R)1, z.y);  // (the imaginary part keeps its -0)
   if (u.x == (R)1 && u.y == (R)0) return z;
   const T log_u = c_log(u), um1 = (T)(u.x - (R)1, u.y);
@@ -180,43 +180,43 @@ inline T c_log1p(T z) {
   return c_mul(log_u, c_div(z, um1));
 }
 // expm1: re = expm1(x) cos y - 2 sin^2(y / 2), im = e^x sin y.
-inline T c_expm1(T z) {
+static inline T c_expm1(T z) {
   const R a = sin(z.y * (R)0.5);
   return (T)(expm1(z.x) * cos(z.y) - (R)2 * a * a, exp(z.x) * sin(z.y));
 }
 // (the CPU divides by the real constant)
-inline T c_log2(T z) { return c_log(z) / C_LN2; }
-inline T c_log10(T z) { return c_log(z) / (R)2.30258509299404568402; }
+static inline T c_log2(T z) { return c_log(z) / C_LN2; }
+static inline T c_log10(T z) { return c_log(z) / (R)2.30258509299404568402; }
 // exp(z ln 2); e^(-inf + i (inf or NaN)) is +-0 (C99 Annex G), as the CPU
-inline T c_exp2(T z) {
+static inline T c_exp2(T z) {
   const T w = z * C_LN2;
   if (w.x == -C_INF && !isfinite(w.y)) return (T)((R)0, copysign((R)0, w.y));
   return c_exp(w);
 }
 // sin(pi z) / (pi z), 1 at 0 (as the CPU's sinc).
-inline T c_sinc(T z) {
+static inline T c_sinc(T z) {
   if (z.x == (R)0 && z.y == (R)0) return (T)((R)1, (R)0);
   const T p = z * C_PI;
   return c_div(c_sin(p), p);
 }
 // Nonzero: re or im (-0.0 is zero), as the CPU's truth value of a complex number.
-inline int c_truth(T z) { return z.x != (R)0 || z.y != (R)0; }
+static inline int c_truth(T z) { return z.x != (R)0 || z.y != (R)0; }
 // lerp as the CPU: |w|^2 < 1/4 starts from a, else from b.
-inline T c_lerp(T a, T b, T w) {
+static inline T c_lerp(T a, T b, T w) {
   if (w.x * w.x + w.y * w.y < (R)0.25) return a + c_mul(w, b - a);
   return b - c_mul(b - a, (T)((R)1, (R)0) - w);
 }
 // std::exp of a c10::complex (glibc's cexp, C99 Annex G) where c_exp's
 // product form differs: e^(-inf + i(inf or NaN)) is +-0, e^(inf + i(inf or
 // NaN)) is inf + i NaN.
-inline T c_exp_std(T a) {
+static inline T c_exp_std(T a) {
   if (isinf(a.x) && !isfinite(a.y)) return a.x < (R)0 ? (T)((R)0, copysign((R)0, a.y)) : (T)(C_INF, C_NAN);
   return c_exp(a);
 }
 // logaddexp as the CPU's complex _log_add_exp_helper: ordered by real part,
 // NaN infectious, equal infinite real parts special-cased; its exps are
 // std::exp's (c_exp_std).
-inline T c_logaddexp(T a, T b) {
+static inline T c_logaddexp(T a, T b) {
   T mn, mx;
   if (isnan(b.x) || isnan(b.y)) { mn = b; mx = b; }
   else if (isnan(a.x) || isnan(a.y)) { mn = a; mx = a; }

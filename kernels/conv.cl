@@ -56,7 +56,7 @@ __kernel void im2col(__global char* ib, ulong io, __global char* cb, ulong co, C
 
 // The column position o (< n) that reads image position t = i + pad - k * dil
 // at stride s, if any.
-inline bool column_of(long t, long s, long n, long* o) {
+static inline bool column_of(long t, long s, long n, long* o) {
   if (t < 0) return false;
   if (s == 1) {
     *o = t;

@@ -5,7 +5,7 @@
 
 #ifndef DEVICE_CHECKS_CL
 #define DEVICE_CHECKS_CL
-inline void report_bad_index(__global int* flag, int check, long index, long dim, long size) {
+static inline void report_bad_index(__global int* flag, int check, long index, long dim, long size) {
   if (atomic_cmpxchg(flag, 0, check) == 0) {
     __global long* f = (__global long*)flag;
     f[1] = index;

@@ -24,7 +24,7 @@ typedef struct {
 #ifdef GS_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 typedef double GA;
-inline void atomic_add_ga(__global double* p, double v) {
+static inline void atomic_add_ga(__global double* p, double v) {
   volatile __global ulong* w = (volatile __global ulong*)p;
   ulong old = *w, assumed;
   do {
@@ -34,7 +34,7 @@ inline void atomic_add_ga(__global double* p, double v) {
 }
 #else
 typedef float GA;
-inline void atomic_add_ga(__global float* p, float v) {
+static inline void atomic_add_ga(__global float* p, float v) {
   volatile __global uint* w = (volatile __global uint*)p;
   uint old = *w, assumed;
   do {
@@ -44,7 +44,7 @@ inline void atomic_add_ga(__global float* p, float v) {
 }
 #endif
 
-inline CT clip_coord(CT x, long size, CT* grad) {
+static inline CT clip_coord(CT x, long size, CT* grad) {
   if (x <= (CT)0) { *grad = 0; return 0; }
   const CT hi = (CT)(size - 1);
   if (x >= hi) { *grad = 0; return hi; }
@@ -52,7 +52,7 @@ inline CT clip_coord(CT x, long size, CT* grad) {
   return x;
 }
 
-inline CT reflect_coord(CT x, long twice_low, long twice_high, CT* grad) {
+static inline CT reflect_coord(CT x, long twice_low, long twice_high, CT* grad) {
   if (twice_low == twice_high) { *grad = 0; return 0; }
   const CT lo = (CT)twice_low / (CT)2, span = (CT)(twice_high - twice_low) / (CT)2;
   x = x - lo;
@@ -66,7 +66,7 @@ inline CT reflect_coord(CT x, long twice_low, long twice_high, CT* grad) {
 }
 
 // compute_coordinates (padding) with its derivative.
-inline CT pad_coord(const GSParams* p, CT x, long size, CT* grad) {
+static inline CT pad_coord(const GSParams* p, CT x, long size, CT* grad) {
   CT g1 = 1, g2 = 1;
   if (p->padding == 1) {
     x = clip_coord(x, size, &g1);
@@ -81,7 +81,7 @@ inline CT pad_coord(const GSParams* p, CT x, long size, CT* grad) {
 // The taps of grid coordinate g along dim k: input indices (-1: outside,
 // contributes 0), weights, their derivatives in the unnormalized coordinate,
 // and d(coordinate)/d(g) in *mult. Returns the count.
-inline int gs_taps(const GSParams* p, int k, CT g, long* idx, CT* w, CT* dw, CT* mult) {
+static inline int gs_taps(const GSParams* p, int k, CT g, long* idx, CT* w, CT* dw, CT* mult) {
   const long S = p->in_size[k];
   if (k < 3 - p->dims) {
     idx[0] = 0; w[0] = 1; dw[0] = 0; *mult = 0;
@@ -144,7 +144,7 @@ typedef struct {
   int n[3];
 } Taps;
 
-inline void point_taps(const GSParams* p, __global const ST* grid, long i, long* o, Taps* t) {
+static inline void point_taps(const GSParams* p, __global const ST* grid, long i, long* o, Taps* t) {
   long r = i;
   o[3] = r % p->out_size[2]; r /= p->out_size[2];
   o[2] = r % p->out_size[1]; r /= p->out_size[1];

@@ -32,8 +32,8 @@
 
 // report_bad_index comes from kernels/device_checks.cl (spliced in by the launcher).
 
-inline float half_bits_to_float(ushort b) { return vload_half(0, (const __private half*)&b); }
-inline ushort float_to_half_bits(float f) {
+static inline float half_bits_to_float(ushort b) { return vload_half(0, (const __private half*)&b); }
+static inline ushort float_to_half_bits(float f) {
   ushort b;
   vstore_half(f, 0, (__private half*)&b);
   return b;
@@ -53,7 +53,7 @@ inline ushort float_to_half_bits(float f) {
 #if REDUCE != 0 && ATOMIC
 // A compare-exchange loop on the element's own 64-bit word, or on the
 // aligned 32-bit word holding it (1, 2 and 4-byte types; little endian).
-inline void atomic_combine(__global ST* p, CT v) {
+static inline void atomic_combine(__global ST* p, CT v) {
 #if ELEM_BYTES == 8
   volatile __global ulong* w = (volatile __global ulong*)p;
   ulong old = *w, assumed;
@@ -78,12 +78,12 @@ inline void atomic_combine(__global ST* p, CT v) {
 }
 #endif
 
-inline long load_index(__global const char* p, long elem_bytes) {
+static inline long load_index(__global const char* p, long elem_bytes) {
   return elem_bytes == 4 ? (long)*(__global const int*)p : *(__global const long*)p;
 }
 
 // The element at destination byte offset `d` (from db), source offset `s`.
-inline void apply(__global char* db, __global char* sb, long d, long s, VALUE_T value, VALUE_T alpha) {
+static inline void apply(__global char* db, __global char* sb, long d, long s, VALUE_T value, VALUE_T alpha) {
   __global ST* dp = (__global ST*)(db + d);
 #if REDUCE == 0
 #if HAS_SRC

@@ -7,7 +7,7 @@
 #define PER_ITEM 16
 
 // COMPONENTS: reals per element (2: complex, nonzero when re or im is).
-inline int is_nonzero(__global const ST* in, long i) {
+static inline int is_nonzero(__global const ST* in, long i) {
 #if COMPONENTS == 2
   return LOAD(in, 2 * i) != (CT)0 || LOAD(in, 2 * i + 1) != (CT)0;
 #else

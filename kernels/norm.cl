@@ -6,7 +6,7 @@
 // kernels/norm_ops.cpp launches these; batch and group norm use the
 // reduction and pointwise engines instead.
 
-inline ACC row_sum(__local ACC* scratch, ACC v) {
+static inline ACC row_sum(__local ACC* scratch, ACC v) {
   const long lid = get_local_id(0), lsize = get_local_size(0);
   scratch[lid] = v;
   barrier(CLK_LOCAL_MEM_FENCE);

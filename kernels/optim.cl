@@ -28,7 +28,7 @@
 // base**step for an integer-valued step (torch.optim counts steps), by
 // squaring: every work item computes the bias corrections, and a libm pow()
 // per item costs more than the update itself on CPU devices.
-inline CT pow_step(CT base, float step) {
+static inline CT pow_step(CT base, float step) {
   if (step != floor(step) || step > 1e9f || step < 0.0f) return pow(base, (CT)step);
   ulong e = (ulong)step;
   CT result = (CT)1;
@@ -42,7 +42,7 @@ inline CT pow_step(CT base, float step) {
 
 // Element i's gradient as the step uses it: unscaled by grad_scale (written
 // back, as the CPU's fused kernels do) and negated when maximizing.
-inline CT step_gradient(__global ST* grad, long i, CT scale) {
+static inline CT step_gradient(__global ST* grad, long i, CT scale) {
   CT g = LOAD(grad, i);
 #if GRAD_SCALE
   g = g / scale;

@@ -17,7 +17,7 @@ typedef struct {
 } PadParams;
 
 // The input position output position o of dim k copies.
-inline long source(const PadParams* p, int k, long o) {
+static inline long source(const PadParams* p, int k, long o) {
   const long I = p->in_size[k];
   long x = o - p->pad[k];
   if (p->reflect) {
@@ -30,7 +30,7 @@ inline long source(const PadParams* p, int k, long o) {
 
 // The output positions of dim k that copy input position x: up to three
 // runs [lo[r], hi[r]); returns their count.
-inline int targets(const PadParams* p, int k, long x, long* lo, long* hi) {
+static inline int targets(const PadParams* p, int k, long x, long* lo, long* hi) {
   const long I = p->in_size[k], O = p->out_size[k], pl = p->pad[k];
   int n = 0;
   if (p->reflect) {
@@ -51,7 +51,7 @@ inline int targets(const PadParams* p, int k, long x, long* lo, long* hi) {
   return lo[0] < hi[0] ? 1 : 0;
 }
 
-inline void decompose(const PadParams* p, const long* s, long i, long* pos) {
+static inline void decompose(const PadParams* p, const long* s, long i, long* pos) {
   ncdhw_position(p->channels_last, p->N, p->C, s, i, pos);
 }
 

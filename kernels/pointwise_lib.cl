@@ -6,22 +6,22 @@
 #define PW_NAN ((T)NAN)
 #define PW_INF ((T)INFINITY)
 #define PW_PI ((T)3.14159265358979323846)
-inline T pw_maximum(T a, T b) { return (isnan(a) || isnan(b)) ? PW_NAN : fmax(a, b); }
-inline T pw_minimum(T a, T b) { return (isnan(a) || isnan(b)) ? PW_NAN : fmin(a, b); }
-inline T pw_sign(T a) { return (T)((a > (T)0) - (a < (T)0)); }  // NaN -> 0, as the CPU
-inline T pw_clamp(T a, T lo, T hi) { return isnan(a) ? a : fmin(fmax(a, lo), hi); }
-inline T pw_clamp3(T a, T lo, T hi) {
+static inline T pw_maximum(T a, T b) { return (isnan(a) || isnan(b)) ? PW_NAN : fmax(a, b); }
+static inline T pw_minimum(T a, T b) { return (isnan(a) || isnan(b)) ? PW_NAN : fmin(a, b); }
+static inline T pw_sign(T a) { return (T)((a > (T)0) - (a < (T)0)); }  // NaN -> 0, as the CPU
+static inline T pw_clamp(T a, T lo, T hi) { return isnan(a) ? a : fmin(fmax(a, lo), hi); }
+static inline T pw_clamp3(T a, T lo, T hi) {
   if (isnan(a)) return a;
   if (isnan(lo)) return lo;
   if (isnan(hi)) return hi;
   return fmin(fmax(a, lo), hi);
 }
-inline T pw_remainder(T a, T b) {
+static inline T pw_remainder(T a, T b) {
   T m = fmod(a, b);
   if (m != (T)0 && ((b < (T)0) != (m < (T)0))) m += b;
   return m;
 }
-inline T pw_div_floor(T a, T b) {
+static inline T pw_div_floor(T a, T b) {
   if (b == (T)0) return a / b;
   T m = fmod(a, b);
   T d = (a - m) / b;
@@ -31,37 +31,37 @@ inline T pw_div_floor(T a, T b) {
   if (d - f > (T)0.5) f += (T)1;
   return f;
 }
-inline T pw_logaddexp(T a, T b) {
+static inline T pw_logaddexp(T a, T b) {
   if (isinf(a) && a == b) return a;
   return fmax(a, b) + log1p(exp(-fabs(a - b)));
 }
-inline T pw_logaddexp2(T a, T b) {
+static inline T pw_logaddexp2(T a, T b) {
   if (isinf(a) && a == b) return a;
   return fmax(a, b) + log1p(exp2(-fabs(a - b))) * (T)1.44269504088896340736;
 }
-inline T pw_xlogy(T a, T b) { return isnan(b) ? PW_NAN : (a == (T)0 ? (T)0 : a * log(b)); }
-inline T pw_xlog1py(T a, T b) { return isnan(b) ? PW_NAN : (a == (T)0 ? (T)0 : a * log1p(b)); }
-inline T pw_sinc(T a) {
+static inline T pw_xlogy(T a, T b) { return isnan(b) ? PW_NAN : (a == (T)0 ? (T)0 : a * log(b)); }
+static inline T pw_xlog1py(T a, T b) { return isnan(b) ? PW_NAN : (a == (T)0 ? (T)0 : a * log1p(b)); }
+static inline T pw_sinc(T a) {
   if (a == (T)0) return (T)1;
   const T p = PW_PI * a;
   return sin(p) / p;
 }
-inline T pw_round_decimals(T a, long decimals) {
+static inline T pw_round_decimals(T a, long decimals) {
   const T ten_pow = pown((T)10, (int)(decimals < 0 ? -decimals : decimals));
   return decimals < 0 ? rint(a / ten_pow) * ten_pow : rint(a * ten_pow) / ten_pow;
 }
-inline T pw_logit(T a, T eps) {
+static inline T pw_logit(T a, T eps) {
   const T x = eps < (T)0 ? a : pw_clamp(a, eps, (T)1 - eps);  // NaN stays NaN
   return log(x / ((T)1 - x));
 }
-inline T pw_logit_backward(T dy, T x, T eps) {
+static inline T pw_logit_backward(T dy, T x, T eps) {
   if (eps < (T)0) return (x < (T)0 || x > (T)1) ? PW_NAN : dy / (x * ((T)1 - x));
   return (x < eps || x > (T)1 - eps) ? (T)0 : dy / (x * ((T)1 - x));
 }
-inline T pw_frexp_mantissa(T a) { int e; return frexp(a, &e); }
-inline int pw_frexp_exponent(T a) { int e; frexp(a, &e); return e; }
+static inline T pw_frexp_mantissa(T a) { int e; return frexp(a, &e); }
+static inline int pw_frexp_exponent(T a) { int e; frexp(a, &e); return e; }
 // Cephes' digamma, as ATen's calc_digamma (reflection, recurrence, series).
-inline T pw_digamma(T x) {
+static inline T pw_digamma(T x) {
   if (x == (T)0) return copysign(PW_INF, -x);
   T result = (T)0;
   if (x < (T)0) {
@@ -91,7 +91,7 @@ inline T pw_digamma(T x) {
   return result + log(x) - (T)0.5 / x - y;
 }
 // ATen's calc_erfinv: a rational first guess, then two Newton steps.
-inline T pw_erfinv(T y) {
+static inline T pw_erfinv(T y) {
   const T ay = fabs(y);
   if (ay > (T)1) return PW_NAN;
   if (ay == (T)1) return copysign(PW_INF, y);
@@ -112,14 +112,14 @@ inline T pw_erfinv(T y) {
   x = x - (erf(x) - y) / (two_over_sqrt_pi * exp(-x * x));
   return x;
 }
-inline T pw_gelu(T x, long approximate) {
+static inline T pw_gelu(T x, long approximate) {
   if (approximate) {
     const T inner = (T)0.79788456080286535588 * (x + (T)0.044715 * x * x * x);
     return (T)0.5 * x * ((T)1 + tanh(inner));
   }
   return x * (T)0.5 * ((T)1 + erf(x * (T)0.70710678118654752440));
 }
-inline T pw_gelu_backward(T dy, T x, long approximate) {
+static inline T pw_gelu_backward(T dy, T x, long approximate) {
   if (approximate) {
     const T beta = (T)0.79788456080286535588, kappa = (T)0.044715;
     const T x_sq = x * x;
@@ -134,7 +134,7 @@ inline T pw_gelu_backward(T dy, T x, long approximate) {
 }
 // x rounded to float16 (kind 1) or bfloat16 (kind 2), else x: for ops whose
 // CPU kernel computes step by step in those types (linspace).
-inline T pw_round_to(T x, long kind) {
+static inline T pw_round_to(T x, long kind) {
   if (kind == 1) {
     ushort h;
     vstore_half((float)x, 0, (__private half*)&h);
@@ -144,43 +144,43 @@ inline T pw_round_to(T x, long kind) {
   return x;
 }
 #else
-inline T pw_maximum(T a, T b) { return max(a, b); }
-inline T pw_minimum(T a, T b) { return min(a, b); }
-inline T pw_sign(T a) { return (T)((a > (T)0) - (a < (T)0)); }
-inline T pw_clamp(T a, T lo, T hi) { return min(max(a, lo), hi); }
-inline T pw_clamp3(T a, T lo, T hi) { return min(max(a, lo), hi); }
+static inline T pw_maximum(T a, T b) { return max(a, b); }
+static inline T pw_minimum(T a, T b) { return min(a, b); }
+static inline T pw_sign(T a) { return (T)((a > (T)0) - (a < (T)0)); }
+static inline T pw_clamp(T a, T lo, T hi) { return min(max(a, lo), hi); }
+static inline T pw_clamp3(T a, T lo, T hi) { return min(max(a, lo), hi); }
 // Integer division never traps: x / 0 gives 0 (the CPU raises
 // ZeroDivisionError; a device cannot raise without a sync), and MIN / -1
 // wraps, as on CUDA.
-inline T pw_idiv(T a, T b) {
+static inline T pw_idiv(T a, T b) {
   if (b == (T)0) return (T)0;
 #if T_IS_SIGNED
   if (b == (T)-1) return (T)(0 - a);
 #endif
   return a / b;
 }
-inline T pw_imod(T a, T b) {
+static inline T pw_imod(T a, T b) {
   if (b == (T)0) return (T)0;
 #if T_IS_SIGNED
   if (b == (T)-1) return (T)0;
 #endif
   return a % b;
 }
-inline T pw_remainder(T a, T b) {
+static inline T pw_remainder(T a, T b) {
   T r = pw_imod(a, b);
 #if T_IS_SIGNED
   if (r != (T)0 && ((r < (T)0) != (b < (T)0))) r += b;
 #endif
   return r;
 }
-inline T pw_div_floor(T a, T b) {
+static inline T pw_div_floor(T a, T b) {
   T q = pw_idiv(a, b);
 #if T_IS_SIGNED
   if (b != (T)0 && pw_imod(a, b) != (T)0 && ((a < (T)0) != (b < (T)0))) q -= (T)1;
 #endif
   return q;
 }
-inline T pw_gcd(T a, T b) {
+static inline T pw_gcd(T a, T b) {
 #if T_IS_SIGNED
   a = a < (T)0 ? (T)(0 - a) : a;
   b = b < (T)0 ? (T)(0 - b) : b;
@@ -192,7 +192,7 @@ inline T pw_gcd(T a, T b) {
   }
   return a;
 }
-inline T pw_lcm(T a, T b) {
+static inline T pw_lcm(T a, T b) {
   const T g = pw_gcd(a, b);
   if (g == (T)0) return (T)0;
   T r = a / g * b;
@@ -202,13 +202,13 @@ inline T pw_lcm(T a, T b) {
   return r;
 }
 #define PW_BITS ((T)(sizeof(T) * 8))
-inline T pw_lshift(T a, T b) {
+static inline T pw_lshift(T a, T b) {
 #if T_IS_SIGNED
   if (b < (T)0) return (T)0;
 #endif
   return b >= PW_BITS ? (T)0 : (T)(a << b);
 }
-inline T pw_rshift(T a, T b) {
+static inline T pw_rshift(T a, T b) {
 #if T_IS_SIGNED
   if (b < (T)0 || b >= PW_BITS) return (T)(a >> (PW_BITS - (T)1));
 #else
@@ -217,7 +217,7 @@ inline T pw_rshift(T a, T b) {
   return (T)(a >> b);
 }
 // Integer powers as the CPU: negative exponents give 0 except for bases +-1.
-inline T pw_powi(T a, T b) {
+static inline T pw_powi(T a, T b) {
 #if T_IS_SIGNED
   if (b < (T)0) {
     if (a == (T)1) return (T)1;

@@ -27,18 +27,18 @@ typedef struct {
 #define IS_NAN(x) ((x) != (x))
 
 // Position `i` of an (N, C, D, H, W) space of sizes `s` (kernels/common.cl).
-inline void decompose(const PoolParams* p, const long* s, long i, long* pos) {
+static inline void decompose(const PoolParams* p, const long* s, long i, long* pos) {
   ncdhw_position(p->channels_last, p->N, p->C, s, i, pos);
 }
 
-inline long offset(const long* st, long n, long c, long d, long h, long w) {
+static inline long offset(const long* st, long n, long c, long d, long h, long w) {
   return n * st[0] + c * st[1] + d * st[2] + h * st[3] + w * st[4];
 }
 
 // The input positions [*start, *end) (step dilation) that output position o
 // of dim k reads. Fixed windows are clipped to the input, their start moved
 // past the padding by whole dilation steps.
-inline void window(const PoolParams* p, int k, long o, long* start, long* end) {
+static inline void window(const PoolParams* p, int k, long o, long* start, long* end) {
   const long I = p->in_size[k], O = p->out_size[k];
   if (p->adaptive) {
     *start = (o / O) * I + ((o % O) * I) / O;
@@ -54,7 +54,7 @@ inline void window(const PoolParams* p, int k, long o, long* start, long* end) {
 
 // The output positions [*lo, *hi) whose window can contain input position x
 // of dim k (for max pooling with dilation: a superset, indices decide).
-inline void windows_of(const PoolParams* p, int k, long x, long* lo, long* hi) {
+static inline void windows_of(const PoolParams* p, int k, long x, long* lo, long* hi) {
   const long I = p->in_size[k], O = p->out_size[k];
   if (p->adaptive) {
     *lo = (x / I) * O + ((x % I) * O) / I;
@@ -66,11 +66,11 @@ inline void windows_of(const PoolParams* p, int k, long x, long* lo, long* hi) {
   *hi = min(xp / s + 1, O);
 }
 
-inline long dst_count(const PoolParams* p, const long* s) { return p->N * p->C * s[0] * s[1] * s[2]; }
+static inline long dst_count(const PoolParams* p, const long* s) { return p->N * p->C * s[0] * s[1] * s[2]; }
 
 // The maximum of window [s, e) (step st per dim) of plane `base`, its flat
 // index in *best; a NaN wins, as on the CPU. Shared by max and fractional pooling.
-inline CT window_max(__global const ST* in, long base, const PoolParams* p, const long* s, const long* e,
+static inline CT window_max(__global const ST* in, long base, const PoolParams* p, const long* s, const long* e,
                      const long* st, long* best) {
   const long IH = p->in_size[1], IW = p->in_size[2];
   *best = (s[0] * IH + s[1]) * IW + s[2];
@@ -128,7 +128,7 @@ __kernel void max_pool_backward(__global char* gib, ulong gio, __global char* go
 
 // The divisor of fixed window o (its clipped start/end in s/e): as the CPU's
 // avg_pool kernels (count_include_pad counts padding, not ceil_mode overhang).
-inline long avg_divisor(const PoolParams* p, const long* o, long* s, long* e) {
+static inline long avg_divisor(const PoolParams* p, const long* o, long* s, long* e) {
   long pool = 1, inside = 1;
   for (int k = 0; k < 3; ++k) {
     long a = o[k] * p->stride[k] - p->pad[k];
@@ -223,7 +223,7 @@ __kernel void max_unpool_forward(__global char* ob, ulong oo, __global char* xb,
 // ---- fractional max pooling (2-d: D = 1; 3-d) ----
 // `v` rounded to the storage type, as the CPU's scalar_t arithmetic rounds
 // each step of the interval computation (half / bfloat16).
-inline CT round_st(CT v) {
+static inline CT round_st(CT v) {
   ulong buf = 0;
   __private ST* t = (__private ST*)&buf;
   STORE(t, 0, v);
@@ -232,7 +232,7 @@ inline CT round_st(CT v) {
 
 // Start of output position o's window in dim k (ATen's generate_intervals):
 // pool size P = ksize[k], input size I, output size O, sample u.
-inline long fractional_start(const PoolParams* p, int k, long o, CT u) {
+static inline long fractional_start(const PoolParams* p, int k, long o, CT u) {
   const long I = p->in_size[k], O = p->out_size[k], P = p->ksize[k];
   if (o == O - 1) return I - P;
   const CT alpha = round_st(round_st((CT)(I - P)) / round_st((CT)(O - 1)));

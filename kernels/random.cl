@@ -19,7 +19,7 @@
 #define PHILOX_W0 0x9E3779B9u
 #define PHILOX_W1 0xBB67AE85u
 
-inline uint4 philox4x32_10(uint4 c, uint2 k) {
+static inline uint4 philox4x32_10(uint4 c, uint2 k) {
   for (int r = 0; r < 10; ++r) {
     const ulong p0 = (ulong)PHILOX_M0 * c.x, p1 = (ulong)PHILOX_M1 * c.z;
     c = (uint4)((uint)(p1 >> 32) ^ c.y ^ k.x, (uint)p1, (uint)(p0 >> 32) ^ c.w ^ k.y, (uint)p0);
@@ -28,7 +28,7 @@ inline uint4 philox4x32_10(uint4 c, uint2 k) {
   return c;
 }
 
-inline uint4 rng_block(ulong seed, ulong offset, long g) {
+static inline uint4 rng_block(ulong seed, ulong offset, long g) {
   return philox4x32_10((uint4)((uint)offset, (uint)(offset >> 32), (uint)g, (uint)((ulong)g >> 32)),
                        (uint2)((uint)seed, (uint)(seed >> 32)));
 }
@@ -38,7 +38,7 @@ inline uint4 rng_block(ulong seed, ulong offset, long g) {
 // CPU device runs work items one after another, so SIMD has to come from
 // the vector types.
 typedef struct { uint8 x, y, z, w; } Philox8;
-inline Philox8 rng_block8(ulong seed, ulong offset, long g0) {
+static inline Philox8 rng_block8(ulong seed, ulong offset, long g0) {
   const long8 g = (long8)(g0) + (long8)(0, 1, 2, 3, 4, 5, 6, 7);
   uint8 cx = (uint8)((uint)offset), cy = (uint8)((uint)(offset >> 32));
   uint8 cz = convert_uint8(g), cw = convert_uint8(as_ulong8(g) >> 32);
@@ -56,7 +56,7 @@ inline Philox8 rng_block8(ulong seed, ulong offset, long g0) {
   Philox8 out = {cx, cy, cz, cw};
   return out;
 }
-inline uint4 lane4(const Philox8* p, int j) {
+static inline uint4 lane4(const Philox8* p, int j) {
   const uint* x = (const uint*)&p->x; const uint* y = (const uint*)&p->y;
   const uint* z = (const uint*)&p->z; const uint* w = (const uint*)&p->w;
   return (uint4)(x[j], y[j], z[j], w[j]);
@@ -81,23 +81,23 @@ inline uint4 lane4(const Philox8* p, int j) {
 
 // Uniforms in [0, 1) as the CPU's uniform_real_distribution: 24 random bits
 // for float, 53 for double.
-inline float u24(uint x) { return (float)(x >> 8) * 0x1p-24f; }
+static inline float u24(uint x) { return (float)(x >> 8) * 0x1p-24f; }
 #ifdef FT_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #define VPB 2
-inline double u53(uint lo, uint hi) { return (double)((((ulong)hi << 32) | lo) >> 11) * 0x1p-53; }
-inline void uniforms(uint4 r, FT* u) { u[0] = u53(r.x, r.y); u[1] = u53(r.z, r.w); }
+static inline double u53(uint lo, uint hi) { return (double)((((ulong)hi << 32) | lo) >> 11) * 0x1p-53; }
+static inline void uniforms(uint4 r, FT* u) { u[0] = u53(r.x, r.y); u[1] = u53(r.z, r.w); }
 #define FT_PI M_PI
 #define FT_EPS DBL_EPSILON
 #else
 #define VPB 4
-inline void uniforms(uint4 r, FT* u) { u[0] = u24(r.x); u[1] = u24(r.y); u[2] = u24(r.z); u[3] = u24(r.w); }
+static inline void uniforms(uint4 r, FT* u) { u[0] = u24(r.x); u[1] = u24(r.y); u[2] = u24(r.z); u[3] = u24(r.w); }
 #define FT_PI M_PI_F
 #define FT_EPS FLT_EPSILON
 #endif
 
 // `v` rounded to the output's storage precision (for uniform_'s upper bound).
-inline FT round_to_storage(FT v) {
+static inline FT round_to_storage(FT v) {
 #if defined(RND_HALF)
   ushort h;  // (no half variables without cl_khr_fp16; half pointers are fine)
   vstore_half(v, 0, (__private half*)&h);
@@ -109,7 +109,7 @@ inline FT round_to_storage(FT v) {
 #endif
 }
 
-inline void put(const Indexer* ix, __global ST* o, long n, long i, FT v) {
+static inline void put(const Indexer* ix, __global ST* o, long n, long i, FT v) {
   if (i < n) {
     if (ix->ndim < 0) {
       STORE(o, i, v);
@@ -140,7 +140,7 @@ inline void put(const Indexer* ix, __global ST* o, long n, long i, FT v) {
   }
 
 // uniform_(from = a, to = b): a value that rounds to `to` becomes `from`, as the CPU.
-inline FT uniform_value(FT u, FT a, FT b) {
+static inline FT uniform_value(FT u, FT a, FT b) {
   const FT v = round_to_storage(u * (b - a) + a);
   return v == round_to_storage(b) ? round_to_storage(a) : v;
 }
@@ -150,7 +150,7 @@ CONTINUOUS_KERNEL(rng_exponential, (FT)(-1) / a * log1p(-u))
 // geometric_(log1p(-p) = a): ceil(log(v) / log1p(-p)) with v = 1 - u in (0, 1], at least 1
 CONTINUOUS_KERNEL(rng_geometric, fmax((FT)1, ceil(log((FT)1 - u) / a)))
 // cauchy_(median = a, sigma = b); float clips u away from 0 and 1 as ATen
-inline FT cauchy_value(FT u, FT a, FT b) {
+static inline FT cauchy_value(FT u, FT a, FT b) {
 #ifndef FT_DOUBLE
   u = clamp(u, FT_EPS, (FT)1 - FT_EPS);
 #endif
@@ -163,14 +163,14 @@ CONTINUOUS_KERNEL(rng_cauchy, cauchy_value(u, a, b))
 // The VPB uniforms of eight element-threads as vectors (lane j = thread g0 + j).
 #ifdef FT_DOUBLE
 typedef double8 FT8;
-inline FT8 u53_8(uint8 lo, uint8 hi) {
+static inline FT8 u53_8(uint8 lo, uint8 hi) {
   return convert_double8(((convert_ulong8(hi) << 32) | convert_ulong8(lo)) >> 11) * 0x1p-53;
 }
-inline void uniforms8(const Philox8* r, FT8* u) { u[0] = u53_8(r->x, r->y); u[1] = u53_8(r->z, r->w); }
+static inline void uniforms8(const Philox8* r, FT8* u) { u[0] = u53_8(r->x, r->y); u[1] = u53_8(r->z, r->w); }
 #else
 typedef float8 FT8;
-inline FT8 u24_8(uint8 x) { return convert_float8(x >> 8) * 0x1p-24f; }
-inline void uniforms8(const Philox8* r, FT8* u) {
+static inline FT8 u24_8(uint8 x) { return convert_float8(x >> 8) * 0x1p-24f; }
+static inline void uniforms8(const Philox8* r, FT8* u) {
   u[0] = u24_8(r->x); u[1] = u24_8(r->y); u[2] = u24_8(r->z); u[3] = u24_8(r->w);
 }
 #endif
@@ -357,13 +357,13 @@ __kernel void rng_multinomial(long n, __global char* cb, ulong co, long ncat, lo
 #ifdef cl_khr_fp64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 typedef double PT;
-inline PT pu(uint a, uint b) { return (double)((((ulong)b << 32) | a) >> 11) * 0x1p-53; }
+static inline PT pu(uint a, uint b) { return (double)((((ulong)b << 32) | a) >> 11) * 0x1p-53; }
 #else
 typedef float PT;
-inline PT pu(uint a, uint b) { return (float)(a >> 8) * 0x1p-24f; }
+static inline PT pu(uint a, uint b) { return (float)(a >> 8) * 0x1p-24f; }
 #endif
 typedef struct { ulong seed; uint c1, c2, c3; uint j; uint4 r; int left; } PStream;
-inline PT next_u(PStream* st) {
+static inline PT next_u(PStream* st) {
   if (st->left == 0) {
     st->r = philox4x32_10((uint4)(st->j++, st->c1, st->c2, st->c3),
                           (uint2)((uint)st->seed, (uint)(st->seed >> 32)));
@@ -372,7 +372,7 @@ inline PT next_u(PStream* st) {
   st->left -= 1;
   return st->left == 1 ? pu(st->r.x, st->r.y) : pu(st->r.z, st->r.w);
 }
-inline PT poisson_sample(PT lambda, PStream* st) {
+static inline PT poisson_sample(PT lambda, PStream* st) {
   if (lambda >= (PT)10) {
     const PT slam = sqrt(lambda), loglam = log(lambda);
     const PT b = (PT)0.931 + (PT)2.53 * slam;

@@ -22,7 +22,7 @@ typedef struct {
   long red_sizes[RDIMS], red_in[RDIMS];
 } RedIndexer;
 
-inline void kept_offsets(const RedIndexer* ix, long o, long* in_off, long* out0, long* out1) {
+static inline void kept_offsets(const RedIndexer* ix, long o, long* in_off, long* out0, long* out1) {
   *in_off = 0; *out0 = 0; *out1 = 0;
   for (int d = 0; d < ix->n_kept; ++d) {
     const long i = o % ix->kept_sizes[d];
@@ -33,7 +33,7 @@ inline void kept_offsets(const RedIndexer* ix, long o, long* in_off, long* out0,
   }
 }
 
-inline long red_offset(const RedIndexer* ix, long r) {
+static inline long red_offset(const RedIndexer* ix, long r) {
   long off = 0;
   for (int d = 0; d < ix->n_red; ++d) {
     off += (r % ix->red_sizes[d]) * ix->red_in[d];
@@ -51,7 +51,7 @@ inline long red_offset(const RedIndexer* ix, long r) {
 #define STORE_RESULT(o0b, o0o, o1b, o1o, out0, out1, acc) OUT0_STORE(PTR(OUT0_ST, o0b, o0o), out0, acc)
 #endif
 
-inline bool red_isnan(T x) {
+static inline bool red_isnan(T x) {
 #if T_IS_FLOAT
   return isnan(x);
 #else

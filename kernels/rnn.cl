@@ -8,7 +8,7 @@
 //   LSTM  [B, 4H]: sigmoid(i), sigmoid(f), tanh(g), sigmoid(o)
 //   GRU   [B, 5H]: sigmoid(r), sigmoid(z), tanh(n), hx, hidden_n + hidden_bias_n
 
-inline CT rnn_sigmoid(CT x) { return (CT)1 / ((CT)1 + exp(-x)); }
+static inline CT rnn_sigmoid(CT x) { return (CT)1 / ((CT)1 + exp(-x)); }
 
 // The sum of gate k (of `ngates`) for item (b, j): both GEMM results plus
 // both biases (absent: has_bias = 0).

@@ -21,10 +21,10 @@ typedef struct {
 // real part (-inf, 0), others stay), so the first output is the CPU's and
 // later ones combine as its sequence does. Rows scan serially (the launcher):
 // the imaginary part is not reduced mod 2 pi, so the order matters.
-inline SCAN_T lse_start(SCAN_T x) { return c_logaddexp(x, (SCAN_T)(-INFINITY, 0)); }
+static inline SCAN_T lse_start(SCAN_T x) { return c_logaddexp(x, (SCAN_T)(-INFINITY, 0)); }
 #elif SCAN_OP == 2
 // The CPU's _log_add_exp_helper(x, y): y is the running value.
-inline SCAN_T log_add_exp(SCAN_T x, SCAN_T y) {
+static inline SCAN_T log_add_exp(SCAN_T x, SCAN_T y) {
   const SCAN_T mn = isnan(y) ? y : (y < x ? y : x);
   const SCAN_T mx = isnan(y) ? y : (x < y ? y : x);
   if (mn != mx || isfinite(mn)) return log1p(exp(mn - mx)) + mx;
@@ -39,7 +39,7 @@ inline SCAN_T log_add_exp(SCAN_T x, SCAN_T y) {
 #endif
 
 // `a` covers earlier elements than `b`.
-inline Acc combine(Acc a, Acc b) {
+static inline Acc combine(Acc a, Acc b) {
 #if SCAN_OP == 0
   a.v = a.v + b.v;
 #elif SCAN_OP == 1 && defined(SCAN_COMPLEX)
@@ -71,7 +71,7 @@ inline Acc combine(Acc a, Acc b) {
 #define ACC_ZERO(a) { (a).v = 0; (a).i = 0; }
 #endif
 
-inline Acc element(__global const ST* in, long off, long j) {
+static inline Acc element(__global const ST* in, long off, long j) {
   Acc a;
   a.v = SCAN_LOAD(in, off);
 #if SCAN_OP == 2 && defined(SCAN_COMPLEX)
@@ -81,7 +81,7 @@ inline Acc element(__global const ST* in, long off, long j) {
   return a;
 }
 
-inline void store(__global ST* out, __global long* idx, long oo, long io, Acc a) {
+static inline void store(__global ST* out, __global long* idx, long oo, long io, Acc a) {
   SCAN_STORE(out, oo, a.v);
 #if SCAN_OP >= 3
   idx[io] = a.i;

@@ -84,8 +84,8 @@ __kernel void repeat_interleave_fill(__global const char* cb, ulong co, long nre
 // ---- atomic accumulation (histograms; programs built with HIST) ----
 #ifdef HIST
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
-inline void atomic_add_long(volatile __global long* p, long v) { atom_add(p, v); }
-inline void atomic_add_float(volatile __global float* p, float v) {
+static inline void atomic_add_long(volatile __global long* p, long v) { atom_add(p, v); }
+static inline void atomic_add_float(volatile __global float* p, float v) {
   uint old = as_uint(*p), assumed;
   do {
     assumed = old;
@@ -94,7 +94,7 @@ inline void atomic_add_float(volatile __global float* p, float v) {
 }
 #ifdef ACC_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
-inline void atomic_add_double(volatile __global double* p, double v) {
+static inline void atomic_add_double(volatile __global double* p, double v) {
   ulong old = as_ulong(*p), assumed;
   do {
     assumed = old;
@@ -103,7 +103,7 @@ inline void atomic_add_double(volatile __global double* p, double v) {
 }
 #endif
 // AT: the accumulator type (long, float or double), W_*: the weights' dtype.
-inline void accumulate(__global char* hb, ulong ho, long k, __global const char* wb, ulong wo, long i,
+static inline void accumulate(__global char* hb, ulong ho, long k, __global const char* wb, ulong wo, long i,
                        int has_weight) {
 #if defined(ACC_LONG)
   atomic_add_long(PTR(long, hb, ho) + k, 1);
@@ -124,7 +124,7 @@ __kernel void bincount_kernel(__global const char* ib, ulong io, long n, __globa
 
 // Rounds a float to the input's storage precision (half / bfloat16 inputs
 // compute the bin index in their own precision, as the CPU does).
-inline float round_st(float v) {
+static inline float round_st(float v) {
 #if defined(HIST_HALF)
   ushort h;
   vstore_half(v, 0, (__private half*)&h);

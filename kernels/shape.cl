@@ -23,7 +23,7 @@ __kernel void triangle(Indexer ix, long batches, long rows, long cols, long k, i
 // clamp(i + k + 1, 0, c). Rows before r1 = clamp(c - k, 0, r) are not yet
 // full; from the first non-empty one, a = max(0, -k), their counts run
 // a + k + 1, a + k + 2, ... (an arithmetic series); the later ones hold c.
-inline long tril_count(long r, long c, long k) {
+static inline long tril_count(long r, long c, long k) {
   const long r1 = clamp(c - k, 0L, r), a = max(0L, -k), m = max(0L, r1 - a);
   return m * (a + k + 1 + r1 + k) / 2 + (r - r1) * c;
 }

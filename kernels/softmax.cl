@@ -1,7 +1,7 @@
 // Softmax and log-softmax over the last dim of a contiguous [M, N] tensor,
 // and their backward. One work group per row; LOG selects log-softmax.
 
-inline ACC group_reduce(__local ACC* scratch, ACC v, int is_max) {
+static inline ACC group_reduce(__local ACC* scratch, ACC v, int is_max) {
   const long lid = get_local_id(0), lsize = get_local_size(0);
   scratch[lid] = v;
   barrier(CLK_LOCAL_MEM_FENCE);

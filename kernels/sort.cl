@@ -20,7 +20,7 @@
 #define NAN_KEY (ULONG_MAX - 1)
 
 // (ka, ia) sorts after (kb, ib).
-inline bool pair_after(ulong ka, long ia, ulong kb, long ib) { return ka > kb || (ka == kb && ia > ib); }
+static inline bool pair_after(ulong ka, long ia, ulong kb, long ib) { return ka > kb || (ka == kb && ia > ib); }
 
 #ifndef ST
 
@@ -39,7 +39,7 @@ inline bool pair_after(ulong ka, long ia, ulong kb, long ib) { return ka > kb ||
 
 // Loads block g (C = 2 * local size elements) into local memory; elements at
 // or past `total` are padding that is never written back.
-inline void load_block(__global const ulong* keys, __global const long* idx, long total, long base,
+static inline void load_block(__global const ulong* keys, __global const long* idx, long total, long base,
                        __local ulong* lk, __local long* lx) {
   const long L = get_local_size(0), t = get_local_id(0);
   for (long e = t; e < 2 * L; e += L) {
@@ -50,7 +50,7 @@ inline void load_block(__global const ulong* keys, __global const long* idx, lon
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-inline void store_block(__global ulong* keys, __global long* idx, long total, long base,
+static inline void store_block(__global ulong* keys, __global long* idx, long total, long base,
                         __local const ulong* lk, __local const long* lx) {
   barrier(CLK_LOCAL_MEM_FENCE);
   const long L = get_local_size(0), t = get_local_id(0);
@@ -147,7 +147,7 @@ __kernel void sort_compact(__global char* kb, ulong ko, __global char* xb, ulong
 // NAN_KEY's low bits are above +inf's, and below every real key once
 // complemented for descending) once `flip` (0x80000000 for signed integers)
 // is applied.
-inline uint radix_digit(ulong key, uint shift, ulong flip) { return (uint)(((key ^ flip) >> shift) & 255u); }
+static inline uint radix_digit(ulong key, uint shift, ulong flip) { return (uint)(((key ^ flip) >> shift) & 255u); }
 
 // hist[(r * 256 + d) * nb + b] = pairs of block b of slice r with digit d.
 __kernel void radix_hist(__global char* kb, ulong ko, __global char* hb, ulong ho, long rows, long n, long nb,
@@ -218,7 +218,7 @@ __kernel void radix_scatter(__global char* kb, ulong ko, __global char* xb, ulon
 
 #else  // ST: the dtype's kernels
 
-inline ulong sort_key(CT v) {
+static inline ulong sort_key(CT v) {
 #if KEY_KIND == 0
   if (isnan(v)) return NAN_KEY;
   const uint u = as_uint(v == 0 ? 0.0f : (float)v);

@@ -18,7 +18,7 @@ typedef float sp_acc;
 #endif
 
 // Chebyshev series sum_i c[i] T_i(x/2) (Clenshaw), coefficients highest first.
-inline T sp_chbevl(T x, __constant const T* c, int n) {
+static inline T sp_chbevl(T x, __constant const T* c, int n) {
   T b0 = c[0], b1 = (T)0, b2 = (T)0;
   for (int i = 1; i < n; ++i) {
     b2 = b1;
@@ -28,7 +28,7 @@ inline T sp_chbevl(T x, __constant const T* c, int n) {
   return (T)0.5 * (b0 - b2);
 }
 // Polynomial c[0] x^n + ... + c[n] (Horner).
-inline T sp_polevl(T x, __constant const T* c, int n) {
+static inline T sp_polevl(T x, __constant const T* c, int n) {
   T r = (T)0;
   for (int i = 0; i <= n; ++i) r = r * x + c[i];
   return r;
@@ -82,18 +82,18 @@ __constant T sp_i1e_b[25] = {
     7.78576235018280120474E-1};
 
 // exp(-|x|) I0(x)
-inline T sp_i0e(T a) {
+static inline T sp_i0e(T a) {
   const T x = fabs(a);
   if (x <= (T)8) return sp_chbevl(x / (T)2 - (T)2, sp_i0e_a, 30);
   return sp_chbevl((T)32 / x - (T)2, sp_i0e_b, 25) / sqrt(x);
 }
-inline T sp_i0(T a) {
+static inline T sp_i0(T a) {
   const T x = fabs(a);
   if (x <= (T)8) return exp(x) * sp_chbevl(x / (T)2 - (T)2, sp_i0e_a, 30);
   return exp(x) * sp_chbevl((T)32 / x - (T)2, sp_i0e_b, 25) / sqrt(x);
 }
 // exp(-|x|) I1(x), or I1(x) when `scaled` is 0.
-inline T sp_i1_common(T a, int scaled) {
+static inline T sp_i1_common(T a, int scaled) {
   const T x = fabs(a);
   const int skip_a = SP_IS_DOUBLE ? 0 : 12, skip_b = SP_IS_DOUBLE ? 0 : 18;
   T r;
@@ -102,8 +102,8 @@ inline T sp_i1_common(T a, int scaled) {
   if (!scaled) r *= exp(x);
   return a < (T)0 ? -r : r;
 }
-inline T sp_i1(T a) { return sp_i1_common(a, 0); }
-inline T sp_i1e(T a) { return sp_i1_common(a, 1); }
+static inline T sp_i1(T a) { return sp_i1_common(a, 0); }
+static inline T sp_i1e(T a) { return sp_i1_common(a, 1); }
 
 // ---- zeta and polygamma ----
 __constant sp_acc sp_zeta_a[12] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0,
@@ -111,7 +111,7 @@ __constant sp_acc sp_zeta_a[12] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0
                                    1.1646782814350067249e14, -4.5979787224074726105e15,
                                    1.8152105401943546773e17, -7.1661652561756670113e18};
 // Hurwitz zeta(x, q) (Euler-Maclaurin summation, as Cephes).
-inline T sp_zeta(T xt, T qt) {
+static inline T sp_zeta(T xt, T qt) {
   const sp_acc machep = (sp_acc)1.11022302462515654042E-16;
   const sp_acc x = xt, q = qt;
   if (x == (sp_acc)1) return PW_INF;
@@ -148,7 +148,7 @@ inline T sp_zeta(T xt, T qt) {
   }
   return (T)s;
 }
-inline T sp_trigamma(T x) {
+static inline T sp_trigamma(T x) {
   T sign = (T)1, result = (T)0;
   if (x < (T)0.5) {
     sign = (T)-1;
@@ -164,14 +164,14 @@ inline T sp_trigamma(T x) {
   result += ((T)1 + (T)1 / ((T)2 * x) + ixx * ((T)1 / (T)6 - ixx * ((T)1 / (T)30 - ixx * ((T)1 / (T)42)))) / x;
   return sign * result;
 }
-inline T sp_polygamma(T x, long n) {
+static inline T sp_polygamma(T x, long n) {
   if (n == 0) return pw_digamma(x);
   if (n == 1) return sp_trigamma(x);
   return ((n % 2) ? (T)1 : (T)-1) * exp(lgamma((T)n + (T)1)) * sp_zeta((T)(n + 1), x);
 }
 
 // ---- entropy, normal distribution ----
-inline T sp_entr(T x) {
+static inline T sp_entr(T x) {
   if (isnan(x)) return x;
   if (x > (T)0) return -x * log(x);
   if (x == (T)0) return (T)0;
@@ -203,7 +203,7 @@ __constant T sp_ndtri_q2[9] = {1.0, 6.02427039364742014255E0, 3.6798356385616085
                                1.34204006088543189037E-2, 3.28014464682127739104E-4,
                                2.89247864745380683936E-6, 6.79019408009981274425E-9};
 // The inverse of the standard normal CDF.
-inline T sp_ndtri(T y0) {
+static inline T sp_ndtri(T y0) {
   if (y0 == (T)0) return -PW_INF;
   if (y0 == (T)1) return PW_INF;
   if (y0 < (T)0 || y0 > (T)1) return PW_NAN;
@@ -231,7 +231,7 @@ inline T sp_ndtri(T y0) {
 // exp(x^2) erfc(x) for x >= 0: the product with x^2 split into two parts (so
 // exp's argument carries no rounding) up to 3, Laplace's continued fraction
 // from 3 on (24 levels: relative error below 1e-14 there).
-inline T sp_erfcx_nonneg(T x) {
+static inline T sp_erfcx_nonneg(T x) {
   if (x < (T)3) {
     const T hi = x * x, lo = fma(x, x, -hi);
     return exp(hi) * ((T)1 + lo) * erfc(x);
@@ -241,7 +241,7 @@ inline T sp_erfcx_nonneg(T x) {
   for (int k = 24; k > 0; --k) t = x + (T)(0.5 * k) / t;
   return (T)0.56418958354775628694807945156 / t;  // 1/sqrt(pi)
 }
-inline T sp_erfcx(T x) {
+static inline T sp_erfcx(T x) {
   if (isnan(x)) return x;
   if (x >= (T)0) return sp_erfcx_nonneg(x);
   if (x < (T)-26.7) return PW_INF;
@@ -250,12 +250,12 @@ inline T sp_erfcx(T x) {
   return x < (T)-6.1 ? e2 : e2 - sp_erfcx_nonneg(-x);
 }
 // log of the standard normal CDF.
-inline T sp_log_ndtr(T x) {
+static inline T sp_log_ndtr(T x) {
   const T t = x * (T)0.70710678118654752440;
   if (x < (T)-1) return log(sp_erfcx_nonneg(-t) / (T)2) - t * t;
   return log1p(-erfc(t) / (T)2);
 }
-inline T sp_spherical_bessel_j0(T x) {
+static inline T sp_spherical_bessel_j0(T x) {
   if (isinf(x)) return (T)0;
   if (fabs(x) < (T)0.5) {
     const T x2 = x * x;
@@ -271,7 +271,7 @@ inline T sp_spherical_bessel_j0(T x) {
 // the CPU's switch points.
 // The Chebyshev-family recurrence p_{k+1} = 2y p_k - p_{k-1} from p_0 = 1,
 // p_1 = q up to p_n (n >= 2), stopping early at a NaN as the CPU does.
-inline T sp_chebyshev_recurrence(T y, T q, long n) {
+static inline T sp_chebyshev_recurrence(T y, T q, long n) {
   T p = (T)1, r = q;
   for (long k = 2; k <= n && !isnan(q); ++k) {
     r = (y + y) * q - p;
@@ -280,7 +280,7 @@ inline T sp_chebyshev_recurrence(T y, T q, long n) {
   }
   return r;
 }
-inline T sp_chebyshev_t(T x, long n) {
+static inline T sp_chebyshev_t(T x, long n) {
   if (n < 0) return (T)0;
   if (fabs(x) == (T)1) return (x > (T)0 || n % 2 == 0) ? (T)1 : (T)-1;
   if (n > 6 && fabs(x) < (T)1) return cos((T)n * acos(x));
@@ -288,7 +288,7 @@ inline T sp_chebyshev_t(T x, long n) {
   if (n == 1) return x;
   return sp_chebyshev_recurrence(x, x, n);
 }
-inline T sp_chebyshev_u(T x, long n) {
+static inline T sp_chebyshev_u(T x, long n) {
   if (n < 0) return (T)0;
   if (fabs(x) == (T)1) return (x > (T)0 || n % 2 == 0) ? (T)(n + 1) : (T)(-(n + 1));
   if (n > 8 && fabs(x) < (T)1) {
@@ -300,7 +300,7 @@ inline T sp_chebyshev_u(T x, long n) {
   if (n == 1) return x + x;
   return sp_chebyshev_recurrence(x, x + x, n);
 }
-inline T sp_chebyshev_v(T x, long n) {
+static inline T sp_chebyshev_v(T x, long n) {
   if (n < 0) return (T)0;
   if (fabs(x) == (T)1) {
     if (x > (T)0) return (T)1;
@@ -315,7 +315,7 @@ inline T sp_chebyshev_v(T x, long n) {
   if (n == 1) return x + x - (T)1;
   return sp_chebyshev_recurrence(x, x + x - (T)1, n);
 }
-inline T sp_chebyshev_w(T x, long n) {
+static inline T sp_chebyshev_w(T x, long n) {
   if (n < 0) return (T)0;
   if (fabs(x) == (T)1) {
     if (x > (T)0) return (T)(n + n + 1);
@@ -333,7 +333,7 @@ inline T sp_chebyshev_w(T x, long n) {
 }
 // Shifted Chebyshev polynomials: the above at 2x - 1, with the CPU's own
 // special cases (x == 1, x == 0, and its switch points).
-inline T sp_shifted_chebyshev_t(T x, long n) {
+static inline T sp_shifted_chebyshev_t(T x, long n) {
   if (n < 0) return (T)0;
   if (x == (T)1) return (T)1;
   if (x == (T)0) return n % 2 == 0 ? (T)1 : (T)-1;
@@ -343,7 +343,7 @@ inline T sp_shifted_chebyshev_t(T x, long n) {
   if (n == 1) return y;
   return sp_chebyshev_recurrence(y, y, n);
 }
-inline T sp_shifted_chebyshev_u(T x, long n) {
+static inline T sp_shifted_chebyshev_u(T x, long n) {
   if (n < 0) return (T)0;
   if (x == (T)1) return (T)(n + 1);
   if (x == (T)0) return n % 2 == 0 ? (T)(n + 1) : (T)(-(n + 1));
@@ -357,7 +357,7 @@ inline T sp_shifted_chebyshev_u(T x, long n) {
   if (n == 1) return y + y;
   return sp_chebyshev_recurrence(y, y + y, n);
 }
-inline T sp_shifted_chebyshev_v(T x, long n) {
+static inline T sp_shifted_chebyshev_v(T x, long n) {
   if (n < 0) return (T)0;
   if (x == (T)1) return (T)1;
   if (x == (T)0) return n % 2 == 0 ? (T)(n + n + 1) : (T)(-(n + n + 1));
@@ -371,7 +371,7 @@ inline T sp_shifted_chebyshev_v(T x, long n) {
   if (n == 1) return y + y - (T)1;
   return sp_chebyshev_recurrence(y, y + y - (T)1, n);
 }
-inline T sp_shifted_chebyshev_w(T x, long n) {
+static inline T sp_shifted_chebyshev_w(T x, long n) {
   if (n < 0) return (T)0;
   if (x == (T)1) return (T)(n + n + 1);
   if (x == (T)0) return n % 2 == 0 ? (T)1 : (T)-1;
@@ -387,7 +387,7 @@ inline T sp_shifted_chebyshev_w(T x, long n) {
 }
 // Physicists' (h) and probabilists' (he) Hermite polynomials; NaN past the
 // CPU's degree limit (128 for float, 512 for double).
-inline T sp_hermite_h(T x, T nf) {
+static inline T sp_hermite_h(T x, T nf) {
   const long n = (isinf(nf) || isnan(nf)) ? -1 : (long)nf;
   if (n < 0) return (T)0;
   if (n == 0) return (T)1;
@@ -401,7 +401,7 @@ inline T sp_hermite_h(T x, T nf) {
   }
   return r;
 }
-inline T sp_hermite_he(T x, long n) {
+static inline T sp_hermite_he(T x, long n) {
   if (n < 0) return (T)0;
   if (n == 0) return (T)1;
   if (n == 1) return x;
@@ -414,7 +414,7 @@ inline T sp_hermite_he(T x, long n) {
   }
   return r;
 }
-inline T sp_laguerre_l(T x, long n) {
+static inline T sp_laguerre_l(T x, long n) {
   if (n < 0) return (T)0;
   if (fabs(x) == (T)0) return (T)1;
   if (n == 0) return (T)1;
@@ -427,7 +427,7 @@ inline T sp_laguerre_l(T x, long n) {
   }
   return r;
 }
-inline T sp_legendre_p(T x, long n) {
+static inline T sp_legendre_p(T x, long n) {
   if (n < 0) return (T)0;
   if (fabs(x) == (T)1) return (x > (T)0 || n % 2 == 0) ? (T)1 : (T)-1;
   if (n == 0) return (T)1;
@@ -442,7 +442,7 @@ inline T sp_legendre_p(T x, long n) {
 }
 // One unit in the last place toward b. digits 0: T's own format (OpenCL's
 // nextafter); 11 / 8: a half / bfloat16 value held in float.
-inline T sp_nextafter(T a, T b, long digits) {
+static inline T sp_nextafter(T a, T b, long digits) {
   if (digits == 0) return nextafter(a, b);
   if (isnan(a) || isnan(b)) return a + b;
   if (a == b) return b;
@@ -496,7 +496,7 @@ __constant T bs_y0_yq[7] = {
 
 // x > 5: sqrt(2 / (pi x)) (P cos(x - pi/4) - 5/x Q sin(x - pi/4)) for J0;
 // Y0 swaps the roles (sine with P, cosine with +Q).
-inline T bs_j0y0_asymptotic(T x, int is_y) {
+static inline T bs_j0y0_asymptotic(T x, int is_y) {
   const T w = (T)25 / (x * x);
   const T p = sp_polevl(w, bs_j0_pp, 6) / sp_polevl(w, bs_j0_pq, 6);
   const T q = (T)5 / x * (sp_polevl(w, bs_j0_qp, 7) / sp_polevl(w, bs_j0_qq, 6));
@@ -505,7 +505,7 @@ inline T bs_j0y0_asymptotic(T x, int is_y) {
   return r * BS_SQ2OPI / sqrt(x);
 }
 
-inline T sp_bessel_j0(T x) {
+static inline T sp_bessel_j0(T x) {
   if (x < (T)0) x = -x;
   if (x <= (T)5) {
     if (x < (T)0.00001) return (T)1 - x * x / (T)4;
@@ -516,7 +516,7 @@ inline T sp_bessel_j0(T x) {
   return bs_j0y0_asymptotic(x, 0);
 }
 
-inline T sp_bessel_y0(T x) {
+static inline T sp_bessel_y0(T x) {
   if (x <= (T)5) {
     if (x == (T)0) return -INFINITY;
     if (x < (T)0) return NAN;
@@ -551,7 +551,7 @@ __constant T bs_y1_yq[8] = {
     5.94301592346128195359e+02, 2.35564092943068577943e+05, 7.34811944459721705660e+07, 1.87601316108706159478e+10,
     3.88231277496238566008e+12, 6.20557727146953693363e+14, 6.87141087355300489866e+16, 3.97270608116560655612e+18};
 
-inline T bs_j1y1_asymptotic(T x, int is_y) {
+static inline T bs_j1y1_asymptotic(T x, int is_y) {
   const T w = (T)5 / x * ((T)5 / x);
   const T p = sp_polevl(w, bs_j1_pp, 6) / sp_polevl(w, bs_j1_pq, 6);
   const T q = (T)5 / x * (sp_polevl(w, bs_j1_qp, 7) / sp_polevl(w, bs_j1_qq, 6));
@@ -560,7 +560,7 @@ inline T bs_j1y1_asymptotic(T x, int is_y) {
   return r * BS_SQ2OPI / sqrt(x);
 }
 
-inline T sp_bessel_j1(T x) {
+static inline T sp_bessel_j1(T x) {
   const bool neg = x < (T)0;  // odd: J1(-x) = -J1(x) (-0 keeps its sign)
   if (neg) x = -x;
   T r;
@@ -574,7 +574,7 @@ inline T sp_bessel_j1(T x) {
   return neg ? -r : r;
 }
 
-inline T sp_bessel_y1(T x) {
+static inline T sp_bessel_y1(T x) {
   if (x <= (T)5) {
     if (x == (T)0) return -INFINITY;
     if (x <= (T)0) return NAN;
@@ -587,13 +587,13 @@ inline T sp_bessel_y1(T x) {
 
 // ---- I0, I1: Chebyshev series on [0, 8] and on (8, inf) in 32/x ----
 
-inline T sp_modified_bessel_i0(T x) {
+static inline T sp_modified_bessel_i0(T x) {
   const T ax = fabs(x);
   if (ax <= (T)8) return exp(ax) * sp_chbevl(ax / (T)2 - (T)2, sp_i0e_a, 30);
   return exp(ax) * sp_chbevl((T)32 / ax - (T)2, sp_i0e_b, 25) / sqrt(ax);
 }
 
-inline T sp_modified_bessel_i1(T x) {
+static inline T sp_modified_bessel_i1(T x) {
   const T ax = fabs(x);
   const T r = ax <= (T)8 ? sp_chbevl(ax / (T)2 - (T)2, sp_i1e_a, 29) * ax * exp(ax)
                          : exp(ax) * sp_chbevl((T)32 / ax - (T)2, sp_i1e_b, 25) / sqrt(ax);
@@ -627,35 +627,35 @@ __constant T bs_k1_b[25] = {
     2.72062619048444266945e+00};
 
 // K0(x) for 0 < x <= 2, and exp(x) K0(x) for x > 2 (= K0 unscaled by the caller).
-inline T bs_k0_small(T x) {
+static inline T bs_k0_small(T x) {
   return sp_chbevl(x * x - (T)2, bs_k0_a, 10) - log((T)0.5 * x) * sp_modified_bessel_i0(x);
 }
-inline T bs_k1_small(T x) {
+static inline T bs_k1_small(T x) {
   return log((T)0.5 * x) * sp_modified_bessel_i1(x) + sp_chbevl(x * x - (T)2, bs_k1_a, 11) / x;
 }
 
-inline T sp_modified_bessel_k0(T x) {
+static inline T sp_modified_bessel_k0(T x) {
   if (x == (T)0) return INFINITY;
   if (x < (T)0) return NAN;
   if (x <= (T)2) return bs_k0_small(x);
   return exp(-x) * sp_chbevl((T)8 / x - (T)2, bs_k0_b, 25) / sqrt(x);
 }
 
-inline T sp_modified_bessel_k1(T x) {
+static inline T sp_modified_bessel_k1(T x) {
   if (x == (T)0) return INFINITY;
   if (x < (T)0) return NAN;
   if (x <= (T)2) return bs_k1_small(x);
   return exp(-x) * sp_chbevl((T)8 / x - (T)2, bs_k1_b, 25) / sqrt(x);
 }
 
-inline T sp_scaled_modified_bessel_k0(T x) {
+static inline T sp_scaled_modified_bessel_k0(T x) {
   if (x == (T)0) return INFINITY;
   if (x < (T)0) return NAN;
   if (x <= (T)2) return bs_k0_small(x) * exp(x);
   return sp_chbevl((T)8 / x - (T)2, bs_k0_b, 25) / sqrt(x);
 }
 
-inline T sp_scaled_modified_bessel_k1(T x) {
+static inline T sp_scaled_modified_bessel_k1(T x) {
   if (x == (T)0) return INFINITY;
   if (x < (T)0) return NAN;
   if (x <= (T)2) return bs_k1_small(x) * exp(x);
@@ -688,7 +688,7 @@ __constant T bs_ai_agd[10] = {
 
 #define BS_SQPII ((T)5.64189583547756286948e-01)  // 1 / sqrt(pi)
 
-inline T sp_airy_ai(T x) {
+static inline T sp_airy_ai(T x) {
   if (isinf(x)) return NAN;
   if (x > (T)103.892) return (T)0;
   if (x < (T)-2.09) {

@@ -34,7 +34,7 @@ typedef float WT;
 
 // The taps of output position o in dim k: input indices (ascending) and
 // weights; returns their count.
-inline int taps(const UpParams* p, int k, long o, long* idx, WT* w) {
+static inline int taps(const UpParams* p, int k, long o, long* idx, WT* w) {
   const long I = p->in_size[k], O = p->out_size[k];
   if (k < 3 - p->dims || p->mode == 0 && I == O) {
     idx[0] = o; w[0] = 1;
@@ -106,7 +106,7 @@ __kernel void upsample_taps(__global char* tb, ulong to, UpParams p) {
   }
 }
 
-inline __global const TapRow* row_of(__global const TapRow* rows, const UpParams* p, int k, long o) {
+static inline __global const TapRow* row_of(__global const TapRow* rows, const UpParams* p, int k, long o) {
   return rows + (k > 0 ? p->out_size[0] : 0) + (k > 1 ? p->out_size[1] : 0) + o;
 }
 
@@ -119,7 +119,7 @@ typedef struct {
   WT center, invscale, total;
 } AaWin;
 
-inline WT aa_filter(const UpParams* p, WT x) {
+static inline WT aa_filter(const UpParams* p, WT x) {
   if (x < (WT)0) x = -x;
   if (p->mode == 4) return x < (WT)1 ? (WT)1 - x : (WT)0;
   const WT a = (WT)-0.5;
@@ -128,9 +128,9 @@ inline WT aa_filter(const UpParams* p, WT x) {
   return 0;
 }
 
-inline bool is_aa(const UpParams* p, int k) { return p->mode >= 4 && k >= 3 - p->dims; }
+static inline bool is_aa(const UpParams* p, int k) { return p->mode >= 4 && k >= 3 - p->dims; }
 
-inline AaWin aa_window(const UpParams* p, int k, long o) {
+static inline AaWin aa_window(const UpParams* p, int k, long o) {
   const WT scale = RATIO(p, k), radius = p->mode == 4 ? (WT)1 : (WT)2;
   const WT support = scale >= (WT)1 ? radius * scale : radius;
   const long max_size = (long)ceil(support) * 2 + 1;
@@ -144,14 +144,14 @@ inline AaWin aa_window(const UpParams* p, int k, long o) {
   return w;
 }
 
-inline WT aa_weight(const UpParams* p, const AaWin* w, long x) {
+static inline WT aa_weight(const UpParams* p, const AaWin* w, long x) {
   const WT f = aa_filter(p, ((WT)x - w->center + (WT)0.5) * w->invscale);
   return w->total != (WT)0 ? f / w->total : f;
 }
 
 // The first output position of dim k in [0, O) whose taps reach past input
 // position x (above = 0: its last tap >= x; above = 1: its first tap > x).
-inline long first_output(const UpParams* p, __global const TapRow* rows, int k, long x, int above) {
+static inline long first_output(const UpParams* p, __global const TapRow* rows, int k, long x, int above) {
   long a = 0, b = p->out_size[k];
   while (a < b) {
     const long m = (a + b) / 2;
@@ -172,7 +172,7 @@ inline long first_output(const UpParams* p, __global const TapRow* rows, int k, 
 }
 
 // The weight with which output o of dim k reads input x.
-inline WT weight_of(const UpParams* p, __global const TapRow* rows, int k, long o, long x) {
+static inline WT weight_of(const UpParams* p, __global const TapRow* rows, int k, long o, long x) {
   if (is_aa(p, k)) {
     const AaWin w = aa_window(p, k, o);
     return x >= w.xmin && x < w.xmin + w.xsize ? aa_weight(p, &w, x) : (WT)0;
@@ -185,7 +185,7 @@ inline WT weight_of(const UpParams* p, __global const TapRow* rows, int k, long 
 }
 
 // Position `i` of an (N, C, D, H, W) space of sizes `s` (kernels/common.cl).
-inline void decompose(const UpParams* p, const long* s, long i, long* pos) {
+static inline void decompose(const UpParams* p, const long* s, long i, long* pos) {
   ncdhw_position(p->channels_last, p->N, p->C, s, i, pos);
 }
 

@@ -13,6 +13,7 @@ TEST(ProgramCache, MemoryAndDiskHits) {
   const auto dir = std::filesystem::temp_directory_path() / ("torch_ocl_cache_test_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   setenv("TORCH_OCL_CACHE_DIR", dir.c_str(), 1);
+  setenv("TORCH_OCL_CACHE_SAVE", "first", 1);  // the binary at the first build, on every driver
   EXPECT_EQ(program_cache_dir(), dir.string());
   register_kernel_source("test_cache_kernel", "__kernel void k(__global int* p) { p[0] = 42; }\n");
   const auto s0 = program_cache_stats();
@@ -28,6 +29,7 @@ TEST(ProgramCache, MemoryAndDiskHits) {
   EXPECT_EQ(program_cache_stats().disk_hits, s1.disk_hits + 1);  // loaded from disk
   EXPECT_EQ(program_cache_stats().compiles, s1.compiles);
   unsetenv("TORCH_OCL_CACHE_DIR");
+  unsetenv("TORCH_OCL_CACHE_SAVE");
   std::filesystem::remove_all(dir);
 }
 

@@ -202,7 +202,8 @@ def test_compile_log_names_each_program(run_python, tmp_path):
         "{ y[get_global_id(0)] = v; }', 'logged_fill')\n"
         "y = torch.empty(8, device='ocl'); k(8, y, 3.0); print(y.cpu().sum().item())\n"
     )
-    env = {"TORCH_OCL_LOG": "compile", "TORCH_OCL_CACHE_DIR": str(tmp_path)}
+    # The second run must find the binary: written at the first build.
+    env = {"TORCH_OCL_LOG": "compile", "TORCH_OCL_CACHE_DIR": str(tmp_path), "TORCH_OCL_CACHE_SAVE": "first"}
     first = run_python(code, env=env)
     assert first.returncode == 0, first.stderr
     assert "24.0" in first.stdout

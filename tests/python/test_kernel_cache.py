@@ -4,7 +4,8 @@ Each test runs fresh interpreters with their own TORCH_OCL_CACHE_DIR: a cache
 file that is truncated, corrupted, or written for another key/driver is
 refused and rebuilt with a warning (never a crash); folders are created 0700
 and files 0600; two processes building the same kernel at once both succeed;
-an unwritable cache folder degrades to in-memory caching with one warning.
+an unwritable cache folder degrades to in-memory caching with one warning;
+on PoCL a binary is written at a program's second build from source.
 """
 
 import json
@@ -50,6 +51,9 @@ def _env(cache_dir):
     env.pop("TORCH_OCL_FALLBACK", None)
     env["PYTHONPATH"] = os.pathsep.join([PLUGIN_PATH] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     env["TORCH_OCL_CACHE_DIR"] = str(cache_dir)
+    # These tests check the files themselves: write each binary at its first
+    # build (on PoCL the default waits for a second build, tested below).
+    env["TORCH_OCL_CACHE_SAVE"] = "first"
     return env
 
 
@@ -238,3 +242,68 @@ def test_two_processes_building_the_same_kernel(tmp_path):
         cache,
     )
     assert r.returncode == 0 and "OK" in r.stdout, r.stderr[-3000:]
+
+
+def _env_save(cache_dir, mode):
+    env = _env(cache_dir)
+    if mode is None:
+        env.pop("TORCH_OCL_CACHE_SAVE")
+    else:
+        env["TORCH_OCL_CACHE_SAVE"] = mode
+    return env
+
+
+def _run_save(code, cache_dir, mode):
+    return subprocess.run([sys.executable, "-c", PRELUDE + textwrap.dedent(code)], env=_env_save(cache_dir, mode),
+                          capture_output=True, text=True, timeout=240)
+
+
+BUILD_ONCE = """
+    d = build("twice", SRC_A)
+    print("DELTA", json.dumps(d))
+    print("PLATFORM", torch.ocl.get_device_properties().platform)
+    """
+
+
+def _delta(r):
+    assert r.returncode == 0, r.stderr[-3000:]
+    line = [ln for ln in r.stdout.splitlines() if ln.startswith("DELTA ")][0]
+    return json.loads(line[len("DELTA "):])
+
+
+def test_second_build_writes_the_binary(tmp_path):
+    """TORCH_OCL_CACHE_SAVE=second: the first process to build a program
+    leaves an empty marker, the second writes the binary (and removes the
+    marker), the third loads it."""
+    cache = tmp_path / "cache"
+    d = _delta(_run_save(BUILD_ONCE, cache, "second"))
+    assert d["compiles"] == 1 and d["disk_hits"] == 0, d
+    files = os.listdir(cache)
+    assert len(files) == 1 and files[0].endswith(".bin.seen"), files
+    assert os.path.getsize(cache / files[0]) == 0
+    assert stat.S_IMODE(os.stat(cache / files[0]).st_mode) == 0o600
+    d = _delta(_run_save(BUILD_ONCE, cache, "second"))
+    assert d["compiles"] == 1 and d["disk_hits"] == 0, d
+    files = os.listdir(cache)
+    assert len(files) == 1 and files[0].endswith(".bin"), files
+    d = _delta(_run_save(BUILD_ONCE, cache, "second"))
+    assert d["disk_hits"] == 1 and d["compiles"] == 0, d
+
+
+def test_default_save_policy_follows_the_driver(tmp_path):
+    """Unset (or 'auto'): PoCL defers the write to the second build (asking it
+    for a binary compiles every kernel of the program); other drivers write at
+    once. 'first' always writes at once."""
+    r = _run_save(BUILD_ONCE, tmp_path / "auto", None)
+    _delta(r)
+    pocl = "Portable Computing Language" in [ln for ln in r.stdout.splitlines() if ln.startswith("PLATFORM")][0]
+    suffix = ".bin.seen" if pocl else ".bin"
+    assert [f.endswith(suffix) for f in os.listdir(tmp_path / "auto")] == [True]
+    _delta(_run_save(BUILD_ONCE, tmp_path / "first", "first"))
+    assert [f.endswith(".bin") for f in os.listdir(tmp_path / "first")] == [True]
+
+
+def test_bad_save_policy_is_an_error(tmp_path):
+    r = _run_save(BUILD_ONCE, tmp_path / "c", "sometimes")
+    assert r.returncode != 0
+    assert "TORCH_OCL_CACHE_SAVE must be 'first', 'second' or 'auto', not 'sometimes'" in r.stderr, r.stderr[-2000:]
