@@ -122,6 +122,17 @@ def test_long_rows():
     same(torch.cumsum(ocl(make((n,), torch.bool)), 0), torch.cumsum(make((n,), torch.bool), 0))
 
 
+def check_special_out_and_transposed(special, x):
+    """logcumsumexp of a special-value grid along both dims, out= and a
+    transposed (non-contiguous) input, against the CPU."""
+    for dim in [0, 1]:
+        same(torch.logcumsumexp(ocl(special), dim), torch.logcumsumexp(special, dim))
+    out = ocl(torch.empty(0, dtype=x.dtype))
+    torch.logcumsumexp(ocl(x), 1, out=out)
+    same(out, torch.logcumsumexp(x, 1))
+    same(torch.logcumsumexp(ocl(x).t(), 1), torch.logcumsumexp(x.t(), 1))
+
+
 @pytest.mark.parametrize("dtype", FLOATS, ids=dname)
 def test_logcumsumexp(dtype):
     for shape, dim in SHAPES:
@@ -132,13 +143,7 @@ def test_logcumsumexp(dtype):
                             [nan, 1.0, -inf, 2.0, 3.0, 4.0],
                             [1.0, 2.0, nan, -inf, inf, 0.0],
                             [inf, -inf, inf, -inf, nan, nan]], dtype=dtype)
-    for dim in [0, 1]:
-        same(torch.logcumsumexp(ocl(special), dim), torch.logcumsumexp(special, dim))
-    x = make((5, 6), dtype)
-    out = ocl(torch.empty(0, dtype=dtype))
-    torch.logcumsumexp(ocl(x), 1, out=out)
-    same(out, torch.logcumsumexp(x, 1))
-    same(torch.logcumsumexp(ocl(x).t(), 1), torch.logcumsumexp(x.t(), 1))
+    check_special_out_and_transposed(special, make((5, 6), dtype))
     s = torch.tensor(1.5, dtype=dtype)
     same(torch.logcumsumexp(ocl(s), 0), torch.logcumsumexp(s, 0))
     same(torch.logcumsumexp(ocl(torch.empty(0, 3, dtype=dtype)), 0), torch.logcumsumexp(torch.empty(0, 3, dtype=dtype), 0))
@@ -171,13 +176,8 @@ def test_logcumsumexp_complex(dtype):
                             # infinite imaginary parts: std::exp's (Annex G) results
                             [c(1, inf), c(inf, inf), c(-inf, inf), c(1, 1), c(-inf, -inf), c(2, 2)],
                             [c(inf, nan), c(1, 1), c(-inf, nan), c(0, -inf), c(inf, -inf), c(1, 0)]], dtype=dtype)
-    for dim in [0, 1]:
-        same(torch.logcumsumexp(ocl(special), dim), torch.logcumsumexp(special, dim))
     x = make_complex((5, 6), dtype)
-    out = ocl(torch.empty(0, dtype=dtype))
-    torch.logcumsumexp(ocl(x), 1, out=out)
-    same(out, torch.logcumsumexp(x, 1))
-    same(torch.logcumsumexp(ocl(x).t(), 1), torch.logcumsumexp(x.t(), 1))  # non-contiguous
+    check_special_out_and_transposed(special, x)
     same(torch.logcumsumexp(ocl(x)[::2, 1::2], 0), torch.logcumsumexp(x[::2, 1::2], 0))
     same(torch.logcumsumexp(ocl(x).conj(), 1), torch.logcumsumexp(x.conj(), 1))  # a conj view
     for s in [torch.tensor(c(1.5, -2), dtype=dtype), torch.tensor(c(-inf, 3), dtype=dtype)]:  # 0-dim: a copy
