@@ -32,6 +32,25 @@ def test_a_case_replays_from_its_seed():
     assert a == b and "inplace" in a
 
 
+def test_layouts_never_alias_the_sample():
+    # A sample whose permutation is already contiguous: "transposed" used to
+    # hand back the sample itself on the CPU, so an in-place CPU case changed
+    # the values the ocl case then read (found with seed 2027: tanh_ of a
+    # bfloat16 sample came out as tanh(tanh(x)) on ocl).
+    import random
+    sample = torch.arange(12.0).reshape(3, 4).t()
+    for seed in range(40):
+        layout = fuzz.Layout(sample, random.Random(seed))
+        out = layout.apply(sample, "cpu")
+        assert torch.equal(out, sample), layout
+        assert out.untyped_storage().data_ptr() != sample.untyped_storage().data_ptr(), layout
+    a, b = [], []
+    op = fuzz.native_ops()["tanh"]
+    fuzz.run_case(op, 139307847, a)  # raised "Tensor-likes are not close" before the fix
+    fuzz.run_case(op, 139307847, b)
+    assert a == b and "inplace" in a and "layouts=transposed" in a
+
+
 def test_a_wrong_result_is_reported_with_a_repro(monkeypatch):
     # A deliberately wrong "kernel": the comparison must catch it and the
     # failure must carry a one-line repro.

@@ -154,7 +154,11 @@ class Layout:
         t = t.detach()
         if self.kind == "transposed":
             inv = [self.perm.index(i) for i in range(t.dim())]
-            out = t.permute(self.perm).contiguous().to(device).permute(inv)
+            # clone, not contiguous(): when the permuted sample is already
+            # contiguous (a transposed OpInfo sample, an identity perm),
+            # contiguous() returns the sample itself and a CPU in-place case
+            # would rewrite what the ocl case then reads.
+            out = t.permute(self.perm).clone(memory_format=torch.contiguous_format).to(device).permute(inv)
         elif self.kind == "stepped":
             shape = list(t.shape)
             shape[self.dim] = shape[self.dim] * self.step
@@ -168,7 +172,7 @@ class Layout:
             out = big[self.offset:].view(t.shape)
             out.copy_(t.to(device))
         else:  # zero_stride: size-1 dims get stride 0
-            base = t.contiguous().to(device)
+            base = t.clone(memory_format=torch.contiguous_format).to(device)  # never the sample itself
             strides = [0 if s == 1 else st for s, st in zip(t.shape, base.stride())]
             out = base.as_strided(t.shape, strides)
         return out.requires_grad_(rg) if rg else out
