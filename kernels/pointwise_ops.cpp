@@ -271,14 +271,25 @@ constexpr PointwiseOp k_complex{.name = "complex", .expr = "a", .ninputs = 2, .d
                                 .complex_expr = "(T)(a.x, b.x)"};
 constexpr PointwiseOp k_polar{.name = "polar", .expr = "a", .ninputs = 2, .dtypes = 0,
                               .complex_expr = "(T)(a.x * cos(b.x), a.x * sin(b.x))"};
-void complex_kernel(at::TensorIterator& iter) { run_pointwise(iter, k_complex, {}, iter.dtype(0)); }
+// complex() of float16 makes complex32, which has no kernels: its real and
+// imaginary halves are written as two strided half copies.
+void complex_kernel(at::TensorIterator& iter) {
+  if (iter.dtype(0) == at::kComplexHalf) {
+    const Tensor parts = at::view_as_real(iter.tensor(0));
+    parts.select(-1, 0).copy_(iter.tensor(1));
+    parts.select(-1, 1).copy_(iter.tensor(2));
+    return;
+  }
+  run_pointwise(iter, k_complex, {}, iter.dtype(0));
+}
 void polar_kernel(at::TensorIterator& iter) { run_pointwise(iter, k_polar, {}, iter.dtype(0)); }
 }  // namespace
 namespace at::native {
 REGISTER_PRIVATEUSE1_DISPATCH(complex_stub, &complex_kernel)
 REGISTER_PRIVATEUSE1_DISPATCH(polar_stub, &polar_kernel)
 }  // namespace at::native
-OCL_NATIVE_FN_C("complex.out", &at::native::complex_out)
+// Ungated: complex_out's own dtype check admits float16/32/64 inputs only, and complex32 results are handled above.
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) { ::torch_ocl::register_checked<&at::native::complex_out>(m, "complex.out"); }
 OCL_NATIVE_FN_C("polar.out", &at::native::polar_out)
 
 // ---- binary arithmetic ----

@@ -42,6 +42,19 @@ static inline long red_offset(const RedIndexer* ix, long r) {
   return off;
 }
 
+// hash_tensor's bits of an element, as the CPU's xor_sum: a floating value
+// widened to double (kernels/reduce_engine.cpp enables fp64 for it), an
+// integer or bool converted to 64 bits (signed values sign-extended).
+#ifndef T_IS_COMPLEX
+#if T_IS_FLOAT
+#ifdef RED_NEEDS_FP64
+static inline ulong red_bits64(T x) { return as_ulong((double)x); }
+#endif
+#else
+static inline ulong red_bits64(T x) { return (ulong)x; }
+#endif
+#endif
+
 // A macro, not a function: projections may use the kernel's parameters.
 #if NOUT == 2
 #define STORE_RESULT(o0b, o0o, o1b, o1o, out0, out1, acc)  \

@@ -33,6 +33,7 @@ size_t acc_bytes(const char* acc_type, c10::ScalarType in) {
   if (a == "Welford") return 3 * acc;
   if (a == "ValueIndex") return 16;
   if (a == "MinMax") return 2 * t;
+  if (a == "ulong") return 8;
   TORCH_INTERNAL_ASSERT(false, "unknown accumulator ", acc_type);
 }
 
@@ -42,8 +43,9 @@ std::string generate(const ReduceOp& op, c10::ScalarType in, c10::ScalarType out
   std::string s = "#define RED_MODE " + std::to_string(static_cast<int>(mode)) + "\n";
   s += "#define LANES " + std::to_string(lanes) + "\n";
   auto f64 = [](c10::ScalarType t) { return t == c10::kDouble || t == c10::kComplexDouble; };
-  if (f64(in) || f64(out0) || (nout == 2 && f64(out1)))
+  if (f64(in) || f64(out0) || (nout == 2 && f64(out1)) || op.needs_fp64)
     s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+  if (op.needs_fp64) s += "#define RED_NEEDS_FP64 1\n";
   s += std::string("#define T ") + ti.compute + "\n#define ACC " + ti.acc + "\n";
   if (is_complex_kernel_dtype(in)) s += std::string("#define R ") + ti.acc + "\n#define T_IS_COMPLEX 1\n";
   s += std::string("#define T_IS_FLOAT ") + (c10::isFloatingType(in) ? "1" : "0") + "\n";
@@ -94,6 +96,7 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
   const auto device = iter.device().index();
   const c10::ScalarType in = iter.dtype(nout), out0 = iter.dtype(0), out1 = nout == 2 ? iter.dtype(1) : out0;
   for (auto t : {in, out0, out1}) check_storable(t, device);
+  if (op.needs_fp64) check_storable(c10::kDouble, device);
 
   RedIndexer ix;
   int64_t out_numel = 1, red_numel = 1;

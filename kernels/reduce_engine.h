@@ -20,13 +20,14 @@ namespace torch_ocl {
 // T_HIGHEST its range, red_isnan(x); p0.. the parameters.
 struct ReduceOp {
   const char* name;
-  const char* acc_type;       // "ACC", "T", "Welford", "ValueIndex" or "MinMax"
+  const char* acc_type;       // "ACC", "T", "Welford", "ValueIndex", "MinMax" or "ulong"
   const char* init;           // an acc_type expression
   const char* step;           // statements folding x (index idx) into acc
   const char* combine;        // statements folding accumulator `other` into acc
   const char* project0;       // output 0's value from acc
   const char* project1 = nullptr;  // output 1's, for two-output reductions
   const char* params = "";    // 'F' float (double when ACC is), 'L' int64
+  bool needs_fp64 = false;    // the step computes in double whatever T is
 };
 
 // Welford's online mean / variance over a "Welford" accumulator {mean, m2, n}

@@ -13,6 +13,7 @@
 #include <ATen/ops/argmax_native.h>
 #include <ATen/ops/argmin_native.h>
 #include <ATen/ops/count_nonzero_native.h>
+#include <ATen/ops/hash_tensor_native.h>
 #include <ATen/ops/linalg_vector_norm_native.h>
 #include <ATen/ops/max_native.h>
 #include <ATen/ops/mean_native.h>
@@ -100,6 +101,12 @@ constexpr ReduceOp kNormComplex{
     "else if (p0 == 0) acc += a != (ACC)0; else if (p0 == 1) acc += a; else if (p0 == 2) acc += a * a; "
     "else acc += pow(a, (ACC)p0);",
     NORM_FOLD_EXTREME("other") "else acc += other;", NORM_PROJECT, nullptr, "F"};
+// hash_tensor mode 0: the xor of every element's 64 bits (red_bits64,
+// kernels/reduce_engine.cl), into uint64.
+constexpr ReduceOp kXorSum{"xor_sum", "ulong", "(ulong)0", "acc ^= red_bits64(x);", "acc ^= other;", "acc",
+                           nullptr, "", /*needs_fp64=*/false};
+constexpr ReduceOp kXorSumFloat{"xor_sum_float", "ulong", "(ulong)0", "acc ^= red_bits64(x);", "acc ^= other;", "acc",
+                                nullptr, "", /*needs_fp64=*/true};
 bool complex_input(const at::TensorIteratorBase& iter) { return c10::isComplexType(iter.input_dtype()); }
 
 // ---- DispatchStub kernels ----
@@ -113,6 +120,9 @@ void max_values_reduce(at::TensorIterator& iter) { run_reduction(iter, kMax); }
 void min_values_reduce(at::TensorIterator& iter) { run_reduction(iter, kMin); }
 void and_reduce(at::TensorIterator& iter) { run_reduction(iter, complex_input(iter) ? kAllComplex : kAll); }
 void or_reduce(at::TensorIterator& iter) { run_reduction(iter, complex_input(iter) ? kAnyComplex : kAny); }
+void xor_sum_reduce(at::TensorIterator& iter) {
+  run_reduction(iter, c10::isFloatingType(iter.input_dtype()) ? kXorSumFloat : kXorSum);
+}
 void argmax_reduce(at::TensorIterator& iter) { run_reduction(iter, kArgmax); }
 void argmin_reduce(at::TensorIterator& iter) { run_reduction(iter, kArgmin); }
 void std_var_reduce(at::TensorIterator& iter, double correction, bool take_sqrt) {
@@ -192,6 +202,7 @@ REGISTER_PRIVATEUSE1_DISPATCH(max_values_stub, &max_values_reduce)
 REGISTER_PRIVATEUSE1_DISPATCH(min_values_stub, &min_values_reduce)
 REGISTER_PRIVATEUSE1_DISPATCH(and_stub, &and_reduce)
 REGISTER_PRIVATEUSE1_DISPATCH(or_stub, &or_reduce)
+REGISTER_PRIVATEUSE1_DISPATCH(xor_sum_stub, &xor_sum_reduce)
 REGISTER_PRIVATEUSE1_DISPATCH(argmax_stub, &argmax_reduce)
 REGISTER_PRIVATEUSE1_DISPATCH(argmin_stub, &argmin_reduce)
 REGISTER_PRIVATEUSE1_DISPATCH(std_var_stub, &std_var_reduce)
@@ -213,6 +224,7 @@ OCL_NATIVE_FN("nansum.out", &at::native::nansum_out)
 OCL_NATIVE_OP(structured_amax_out, "amax", nullptr, "amax.out")
 OCL_NATIVE_OP(structured_amin_out, "amin", nullptr, "amin.out")
 OCL_NATIVE_OP(structured_argmax_out, "argmax", nullptr, "argmax.out")
+OCL_NATIVE_OP(structured_hash_tensor_out, "hash_tensor", nullptr, "hash_tensor.out")
 OCL_NATIVE_OP(structured_argmin_out, "argmin", nullptr, "argmin.out")
 OCL_NATIVE_OP_C(structured_all_out, "all.dim", nullptr, "all.out")
 OCL_NATIVE_OP_C(structured_all_dims_out, "all.dims", nullptr, "all.dims_out")

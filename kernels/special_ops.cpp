@@ -7,6 +7,8 @@
 #include <ATen/native/UnaryOps.h>
 #include <ATen/ops/i0_native.h>
 #include <ATen/ops/nextafter_native.h>
+#include <ATen/ops/igamma_native.h>
+#include <ATen/ops/igammac_native.h>
 #include <ATen/ops/polygamma_native.h>
 #include <ATen/ops/special_chebyshev_polynomial_t_native.h>
 #include <ATen/ops/special_chebyshev_polynomial_u_native.h>
@@ -84,6 +86,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
 }
 
 // ---- binary ----
+// regularized incomplete gamma functions P(a, x) and Q(a, x); half types in float, as the CPU
+OCL_SPECIAL(igamma, igamma_stub, kFloating, .expr = "sp_igamma(a, b)", .ninputs = 2)
+OCL_NATIVE_OP(structured_igamma_out, "igamma", "igamma_", "igamma.out")
+OCL_SPECIAL(igammac, igammac_stub, kFloating, .expr = "sp_igammac(a, b)", .ninputs = 2)
+OCL_NATIVE_OP(structured_igammac_out, "igammac", "igammac_", "igammac.out")
 OCL_SPECIAL(special_zeta, zeta_stub, kFloat32And64, .expr = "sp_zeta(a, b)", .ninputs = 2)
 OCL_NATIVE_OP(structured_special_zeta_out, "special_zeta", nullptr, "special_zeta.out")
 OCL_SPECIAL(special_chebyshev_polynomial_t, chebyshev_polynomial_t_stub, kFloat32And64, .expr = "sp_chebyshev_t(a, (long)b)", .ninputs = 2)

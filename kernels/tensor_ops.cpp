@@ -55,6 +55,19 @@ at::Tensor empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride,
   return at::detail::empty_strided_generic(size, stride, device_allocator(), kOclKeys, st);
 }
 
+// A ZeroTensor (autograd's known-zero gradients, e.g. sgn's backward of a
+// real input): no storage; ATen's ZeroTensor kernels and fallback handle it,
+// materialising zeros where an op needs values. As CUDA's factory.
+at::Tensor efficient_zero_tensor(c10::IntArrayRef size, std::optional<c10::ScalarType> dtype,
+                                 std::optional<c10::Layout> layout, std::optional<c10::Device> device,
+                                 std::optional<bool> pin_memory) {
+  const auto st = c10::dtype_or_default(dtype);
+  const c10::Device resolved = check_factory_args(device, st, layout, pin_memory);
+  at::native::ZeroTensorAllocator allocator(resolved);
+  return at::detail::empty_generic(size, &allocator, kOclKeys | c10::DispatchKeySet(c10::DispatchKey::ZeroTensor),
+                                   st, std::nullopt);
+}
+
 // Sets sizes/strides, growing the storage when it is too small (as resize_
 // does on CPU and CUDA).
 void resize_impl(at::TensorImpl* self, c10::IntArrayRef size, at::OptionalIntArrayRef stride) {
@@ -161,6 +174,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   // creation
   m.impl("empty.memory_format", TORCH_FN(empty_memory_format));
   m.impl("empty_strided", TORCH_FN(empty_strided));
+  m.impl("_efficientzerotensor", TORCH_FN(efficient_zero_tensor));
   // views: the generic strided implementations, valid for any device
   m.impl("as_strided", TORCH_FN(at::native::as_strided_tensorimpl));
   m.impl("view", TORCH_FN(at::native::view));

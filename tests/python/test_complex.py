@@ -247,6 +247,28 @@ def test_lerp_logical_and_other_binary(strict, dtype):
     check(torch.polar, r, r.flip(0) * 7 - 3)
 
 
+def test_complex_of_half_makes_complex32(strict):
+    # complex32 has no kernels; complex() of float16 writes its two halves natively
+    r = torch.randn(5, 7, dtype=torch.float16)
+    i = torch.randn(7, dtype=torch.float16)
+    pairs = lambda z: torch.view_as_real(z.cpu())  # noqa: E731  (complex32 has no equality on the CPU)
+    with pytest.warns(UserWarning, match="ComplexHalf support is experimental"):
+        expected = torch.complex(r, i)
+    for re, im in ((r, i), (r.t().contiguous().t(), i), (r[:, :6:2], r[:, 1::2]), (r[0, 0], i)):
+        got = torch.complex(re.to("ocl"), im.to("ocl"))
+        assert got.dtype == torch.complex32
+        assert torch.equal(pairs(got), pairs(torch.complex(re, im)))
+    out = torch.empty(5, 7, dtype=torch.complex32, device="ocl")
+    torch.complex(r.to("ocl"), i.to("ocl"), out=out)
+    assert torch.equal(pairs(out), pairs(expected))
+    for a, b in ((r.int(), r.int()), (r, r.float())):  # the CPU's dtype errors
+        with pytest.raises(RuntimeError) as cpu:
+            torch.complex(a, b)
+        with pytest.raises(RuntimeError) as ocl:
+            torch.complex(a.to("ocl"), b.to("ocl"))
+        assert str(ocl.value) == str(cpu.value)
+
+
 @pytest.mark.parametrize("dtype", CPLX, ids=dname)
 def test_std_var(strict, dtype):
     a = rand(6, 50, dtype=dtype)

@@ -143,3 +143,36 @@ def test_gradients(layout):
         with torch.ocl.fallback_mode("error"):
             fn(o, dim).sum().backward()
         assert_close(o.grad.cpu(), c.grad)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int8,
+                                   torch.uint8, torch.int16, torch.int32, torch.int64, torch.bool], ids=dname)
+@pytest.mark.parametrize("layout", ["short_rows", "dim0_lanes", "few_long_rows", "one_result", "two_dims",
+                                    "all_dims", "transposed", "stepped"])
+def test_hash_tensor(layout, dtype):
+    # xor of each element's 64 bits (floats widened to double, integers
+    # sign-extended) into uint64: exact, and sensitive to every bit.
+    x, dim = _input(layout, dtype)
+    if dtype.is_floating_point:
+        x = x * 1000
+        x[..., :5] = torch.tensor([float("nan"), float("inf"), -0.0, 0.0, -float("inf")])  # every last dim has >= 7
+    elif dtype not in (torch.bool, torch.uint8):
+        x = x * 37
+    hash_fn = lambda x, d: torch.hash_tensor(x, d) if d is not None else torch.hash_tensor(x)  # noqa: E731
+    _compare(hash_fn, x, dim, rtol=0, atol=0)
+    _compare(lambda x, d: torch.hash_tensor(x, 0, keepdim=True), x, dim, rtol=0, atol=0)
+
+
+def test_hash_tensor_out_and_errors():
+    x = torch.randn(6, 7)
+    out = torch.empty(7, dtype=torch.uint64, device="ocl")
+    with torch.ocl.fallback_mode("error"):
+        torch.hash_tensor(x.to("ocl"), 0, out=out)
+    assert torch.equal(out.cpu(), torch.hash_tensor(x, 0))
+    for bad in (lambda t: torch.hash_tensor(t, mode=1), lambda t: torch.hash_tensor(t.to(torch.complex64))):
+        with pytest.raises(Exception) as cpu:
+            bad(x)
+        with pytest.raises(Exception) as ocl, torch.ocl.fallback_mode("silent"):  # complex: the CPU's error
+            bad(x.to("ocl"))
+        assert type(ocl.value) is type(cpu.value)
+        assert str(ocl.value).replace("ocl", "cpu") == str(cpu.value).replace("ocl", "cpu")

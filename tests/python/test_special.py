@@ -117,6 +117,56 @@ def test_zeta(strict, dtype):
     compare(torch.special.zeta(3.0, qq.to("ocl")), torch.special.zeta(3.0, qq), dtype)
 
 
+def _igamma_grid(dtype):
+    """(a, x) pairs reaching every method of igamma/igammac: both series, the
+    continued fraction, the uniform expansion (20 < a < 200 with x within 30%
+    of a; a > 200 with x within 4.5/sqrt(a)), the prefix's large-argument form
+    (a, x >= 200) and the boundary values (0, inf, negative, NaN)."""
+    g = torch.Generator().manual_seed(5)
+    edges = torch.tensor([0.0, 1e-30, 1e-5, 0.1, 0.5, 0.7, 1.0, 1.1, 3.0, 19.0, 25.0, 150.0, 201.0, 1e3,
+                          1e6, float("inf"), -1.0, float("nan")], dtype=torch.float64)
+    a_edge, x_edge = edges[:, None].expand(-1, len(edges)).reshape(-1), edges.repeat(len(edges))
+    a_near = torch.rand(600, generator=g, dtype=torch.float64) * 400
+    x_near = a_near * (1 + 0.4 * (torch.rand(600, generator=g, dtype=torch.float64) - 0.5))
+    a_small = torch.rand(300, generator=g, dtype=torch.float64) * 30
+    x_small = torch.rand(300, generator=g, dtype=torch.float64) * 40
+    return (torch.cat([a_edge, a_near, a_small]).to(dtype), torch.cat([x_edge, x_near, x_small]).to(dtype))
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("op", [torch.igamma, torch.igammac, torch.special.gammaincc], ids=ids)
+def test_incomplete_gamma(strict, op, dtype):
+    a, x = _igamma_grid(dtype)
+    compare(op(a.to("ocl"), x.to("ocl")), op(a, x), dtype)
+    # broadcast, a transposed operand, a CPU scalar, in-place and out=
+    aa, xx = a[:40].reshape(8, 5), x[-40:].reshape(5, 8).t()
+    compare(op(aa.to("ocl"), xx.to("ocl")), op(aa, xx), dtype)
+    compare(op(aa.to("ocl"), torch.tensor(2.5, dtype=dtype)), op(aa, torch.tensor(2.5, dtype=dtype)), dtype)
+    if op is torch.igamma:
+        dev = aa.to("ocl")
+        dev.igamma_(xx.to("ocl"))
+        compare(dev, aa.igamma(xx), dtype)
+        out = torch.empty(8, 5, dtype=dtype, device="ocl")
+        torch.igamma(aa.to("ocl"), xx.to("ocl"), out=out)
+        compare(out, aa.igamma(xx), dtype)
+
+
+def test_incomplete_gamma_backward(strict):
+    # d/dx P(a, x) = x^(a-1) e^-x / Gamma(a); the gradient in a is not implemented on any device
+    a = torch.linspace(0.5, 30, 23, dtype=torch.float64)
+    x = torch.linspace(0.2, 40, 23, dtype=torch.float64)
+    for op in (torch.igamma, torch.igammac):
+        xc, xd = x.clone().requires_grad_(), x.to("ocl").requires_grad_()
+        op(a, xc).sum().backward()
+        op(a.to("ocl"), xd).sum().backward()
+        assert_close(xd.grad.cpu(), xc.grad)
+    with pytest.raises(RuntimeError, match="not implemented") as cpu:
+        torch.igamma(a.clone().requires_grad_(), x).sum().backward()
+    with pytest.raises(RuntimeError, match="not implemented") as ocl:
+        torch.igamma(a.to("ocl").requires_grad_(), x.to("ocl")).sum().backward()
+    assert str(ocl.value) == str(cpu.value)
+
+
 POLYNOMIALS = [
     torch.special.chebyshev_polynomial_t, torch.special.chebyshev_polynomial_u,
     torch.special.chebyshev_polynomial_v, torch.special.chebyshev_polynomial_w,

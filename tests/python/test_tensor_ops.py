@@ -77,6 +77,26 @@ def test_empty_strided(strict):
     assert z.numel() == 0
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+def test_efficient_zero_tensor(strict, dtype):
+    # autograd's known-zero gradients (sgn's backward of a real input): no
+    # storage on the device; ATen's ZeroTensor handling materialises zeros.
+    z = torch._efficientzerotensor((3, 4), dtype=dtype, device="ocl")
+    assert z.device.type == "ocl" and z.dtype == dtype and z.shape == (3, 4) and z._is_zerotensor()
+    ones = torch.ones(3, 4, dtype=dtype, device="ocl")
+    assert torch.equal((z + ones).cpu(), torch.ones(3, 4, dtype=dtype))
+    assert torch.equal((z * ones).cpu(), torch.zeros(3, 4, dtype=dtype))
+    assert torch.equal(z.cpu(), torch.zeros(3, 4, dtype=dtype))
+    x = torch.linspace(-2, 2, 9, dtype=dtype)
+    xc, xd = x.clone().requires_grad_(), x.to("ocl").requires_grad_()
+    (torch.sgn(xc) * 3 + xc * xc).sum().backward()
+    (torch.sgn(xd) * 3 + xd * xd).sum().backward()
+    assert torch.equal(xd.grad.cpu(), xc.grad)
+    xd.grad = None
+    torch.sgn(xd).sum().backward()
+    assert torch.equal(xd.grad.cpu(), torch.zeros(9, dtype=dtype))
+
+
 def test_empty_memory_format(strict):
     e = torch.empty(2, 3, 4, 5, device="ocl", memory_format=torch.channels_last)
     assert e.stride() == torch.empty(2, 3, 4, 5, memory_format=torch.channels_last).stride()
