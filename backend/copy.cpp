@@ -154,6 +154,15 @@ void copy_device_to_device(const at::Tensor& dst, const at::Tensor& src) {
   if (dst.scalar_type() == src.scalar_type() && dense(dst) && dense(src) &&
       dst.sizes() == src.sizes() && dst.strides() == src.strides()) {
     if (dst.data_ptr() == src.data_ptr()) return;
+    if (!device_info(device).is_gpu()) {  // CPU devices: a kernel copy is faster (bench/README.md)
+      const c10::ScalarType bits = bits_dtype(dst.scalar_type());
+      Launch(device, "copy", dtype_preamble(bits) + dtype_preamble(bits, "SRC_"), "copy_dense")
+          .value<int64_t>(dst.numel())
+          .tensor(dst)
+          .tensor(src)
+          .run_items(static_cast<size_t>((dst.numel() + 15) / 16));
+      return;
+    }
     const DeviceBuffer d = resolve_device_ptr(dst.data_ptr()), s = resolve_device_ptr(src.data_ptr());
     OCL_CHECK_AT(EnqueueCopyBuffer, clEnqueueCopyBuffer(current_queue(device), s.buffer, d.buffer, s.offset,
                                                         d.offset, dst.nbytes(), 0, nullptr, nullptr));

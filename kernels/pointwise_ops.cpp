@@ -455,9 +455,10 @@ OCL_NATIVE_FN_C("where.self", static_cast<Tensor (*)(const Tensor&, const Tensor
 OCL_NATIVE_FN_C("where.self_out", &at::native::where_self_out)
 OCL_POINTWISE_STUB(clamp_scalar, clamp_scalar_stub, .expr = "pw_clamp(a, p0, p1)", .dtypes = kNumbers,
                    .params = "TT")
-OCL_POINTWISE_STUB(clamp_min_scalar, clamp_min_scalar_stub, .expr = "isnan(a) ? a : fmax(a, p0)",
+// std::max / std::min as the CPU: a NaN `a` comes back; a select, which vectorises.
+OCL_POINTWISE_STUB(clamp_min_scalar, clamp_min_scalar_stub, .expr = "a < p0 ? p0 : a",
                    .dtypes = kNumbers, .int_expr = "max(a, p0)", .params = "T")
-OCL_POINTWISE_STUB(clamp_max_scalar, clamp_max_scalar_stub, .expr = "isnan(a) ? a : fmin(a, p0)",
+OCL_POINTWISE_STUB(clamp_max_scalar, clamp_max_scalar_stub, .expr = "p0 < a ? p0 : a",
                    .dtypes = kNumbers, .int_expr = "min(a, p0)", .params = "T")
 OCL_POINTWISE_STUB(clamp_tensor, clamp_stub, .expr = "pw_clamp3(a, b, c)", .ninputs = 3, .dtypes = kNumbers)
 OCL_NATIVE_OP(structured_clamp_out, "clamp", "clamp_", "clamp.out")

@@ -197,6 +197,49 @@ __kernel void reduce_lanes(RedIndexer ix, long out_numel, long red_numel, __glob
   }
 }
 
+#elif RED_MODE == 4
+// CPU devices, reductions whose first kept dim (n0 results) is contiguous and
+// whose rows are long enough: item (block, g) folds the rows of chunk g of a
+// block of n0 results into its own partial row, reading every input row in
+// order (a page-sized row stride no longer costs a page per few elements).
+// reduce_row_partials then combines the G partial rows.
+__kernel void reduce_rows(RedIndexer ix, long out_numel, long red_numel, long G, long chunk,
+                          __global char* ib, ulong io, __global char* pb, ulong po PARAMS_DECL) {
+  const long n0 = ix.kept_sizes[0];
+  const long item = get_global_id(0);
+  if (item >= (out_numel / n0) * G) return;
+  const long block = item / G, g = item % G;
+  long base, out0, out1;
+  kept_offsets(&ix, block * n0, &base, &out0, &out1);
+  __global IN_ST* in = PTR(IN_ST, ib, io);
+  __global ACC_T* part = PTR(ACC_T, pb, po) + item * n0;
+  for (long c = 0; c < n0; ++c) part[c] = RED_INIT;
+  const long r1 = min(red_numel, (g + 1) * chunk);
+  for (long r = g * chunk; r < r1; ++r) {
+    const long off = base + (ix.n_red == 1 ? r * ix.red_in[0] : red_offset(&ix, r));
+    for (long c = 0; c < n0; ++c) {
+      ACC_T acc = part[c];
+      RED_STEP(acc, (T)IN_LOAD(in, off + c), r);
+      part[c] = acc;
+    }
+  }
+}
+
+#elif RED_MODE == 5
+// Second pass of reduce_rows: one item per result combines its G partials.
+__kernel void reduce_row_partials(RedIndexer ix, long out_numel, long G, __global char* pb, ulong po,
+                                  __global char* o0b, ulong o0o, __global char* o1b, ulong o1o PARAMS_DECL) {
+  const long o = get_global_id(0);
+  if (o >= out_numel) return;
+  const long n0 = ix.kept_sizes[0], block = o / n0, c = o % n0;
+  __global ACC_T* part = PTR(ACC_T, pb, po) + block * G * n0 + c;
+  ACC_T acc = RED_INIT;
+  for (long g = 0; g < G; ++g) RED_COMBINE(acc, part[g * n0]);
+  long base, out0, out1;
+  kept_offsets(&ix, o, &base, &out0, &out1);
+  STORE_RESULT(o0b, o0o, o1b, o1o, out0, out1, acc);
+}
+
 #else
 // Second pass: one work group per result combines its G partial accumulators.
 __kernel void reduce_partials(RedIndexer ix, long out_numel, long G, __global char* pb, ulong po,

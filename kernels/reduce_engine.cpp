@@ -21,7 +21,12 @@ struct RedIndexer {
   int64_t red_sizes[kDims] = {}, red_in[kDims] = {};
 };
 
-enum class Mode : int { Items = 0, Groups = 1, Partials = 2, Lanes = 3 };
+enum class Mode : int { Items = 0, Groups = 1, Partials = 2, Lanes = 3, Rows = 4, RowPartials = 5 };
+// Results per item of Mode::Lanes (CPU devices only): each step of an item's
+// loop reads 64 consecutive elements (256 bytes of float32) of one reduced
+// row, so the reduction walks memory in long runs (sum over dim 0 of a 4096 x
+// 4096 matrix: 0.22 -> 0.8 of the best copy kernel, bench/README.md).
+constexpr int kWideLanes = 64;
 
 // Bytes of the accumulator on the device (OpenCL C struct layout).
 size_t acc_bytes(const char* acc_type, c10::ScalarType in) {
@@ -132,32 +137,71 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
   const uint64_t key_lo = static_cast<uint64_t>(in) | static_cast<uint64_t>(out0) << 8 |
                           static_cast<uint64_t>(out1) << 16;
   auto kernel_for = [&](Mode m) -> CachedKernel& {
-    static const char* names[] = {"reduce_items", "reduce_groups", "reduce_partials", "reduce_lanes"};
+    static const char* names[] = {"reduce_items", "reduce_groups", "reduce_partials",
+                                  "reduce_lanes", "reduce_rows",  "reduce_row_partials"};
     return cached_kernel(device, {reinterpret_cast<uint64_t>(&op), key_lo | static_cast<uint64_t>(m) << 24}, [&] {
-      return GeneratedKernel{std::string("reduce_") + op.name, generate(op, in, out0, out1, nout, m, lanes),
+      return GeneratedKernel{std::string("reduce_") + op.name,
+                             generate(op, in, out0, out1, nout, m, m == Mode::Lanes ? kWideLanes : lanes),
                              names[static_cast<int>(m)]};
     });
   };
+  // CPU devices: results along a contiguous kept dim at least kWideLanes wide,
+  // whose partial row stays in cache, over more than a few reduced rows: row
+  // by row (sum over dim 0 of 4096 x 4096 float32: 0.22 -> 0.9 of the best
+  // copy kernel, bench/README.md).
+  const size_t acc = acc_bytes(op.acc_type, in);
+  if (mode == Mode::Lanes && ix.kept_sizes[0] >= kWideLanes && red_numel >= 16 &&
+      ix.kept_sizes[0] * static_cast<int64_t>(acc) <= 64 * 1024)
+    mode = Mode::Rows;
   const at::TensorBase& input = iter.tensor_base(nout);
   const at::TensorBase& o0 = iter.tensor_base(0);
   const at::TensorBase& o1 = nout == 2 ? iter.tensor_base(1) : iter.tensor_base(0);
 
+  if (mode == Mode::Rows) {
+    const int64_t n0 = ix.kept_sizes[0], blocks = out_numel / n0;
+    const int64_t units = std::max<int64_t>(1, device_info(device).compute_units);
+    // Rows in G chunks: at least 4 items per compute unit, at least 16 rows per chunk.
+    const int64_t G = std::clamp<int64_t>((4 * units + blocks - 1) / blocks, 1, std::max<int64_t>(1, red_numel / 16));
+    const int64_t chunk = (red_numel + G - 1) / G;
+    const at::Tensor partial = at::empty({blocks * G * n0 * static_cast<int64_t>(acc)}, input.options().dtype(at::kByte));
+    Launch rows(device, kernel_for(Mode::Rows));
+    rows.raw(sizeof(ix), &ix).value<cl_long>(out_numel).value<cl_long>(red_numel).value<cl_long>(G).value<cl_long>(chunk);
+    rows.tensor(input).tensor(partial);
+    push_params(rows, op, params, in);
+    rows.run(static_cast<size_t>(blocks * G), 1);
+    Launch combine(device, kernel_for(Mode::RowPartials));
+    combine.raw(sizeof(ix), &ix).value<cl_long>(out_numel).value<cl_long>(G).tensor(partial).tensor(o0).tensor(o1);
+    push_params(combine, op, params, in);
+    combine.run_items(static_cast<size_t>(out_numel));
+    return;
+  }
   if (mode == Mode::Items || mode == Mode::Lanes) {
     Launch launch(device, kernel_for(mode));
     launch.raw(sizeof(ix), &ix).value<cl_long>(out_numel).value<cl_long>(red_numel);
     launch.tensor(input).tensor(o0).tensor(o1);
     push_params(launch, op, params, in);
-    const int64_t blocks0 = (ix.kept_sizes[0] + lanes - 1) / lanes;
-    launch.run_items(static_cast<size_t>(mode == Mode::Items ? out_numel : blocks0 * (out_numel / ix.kept_sizes[0])));
+    if (mode == Mode::Items) {
+      launch.run_items(static_cast<size_t>(out_numel));
+    } else {  // one item per work group: a few wide items must still spread over the compute units
+      const int64_t blocks0 = (ix.kept_sizes[0] + kWideLanes - 1) / kWideLanes;
+      launch.run(static_cast<size_t>(blocks0 * (out_numel / ix.kept_sizes[0])), 1);
+    }
     return;
   }
   CachedKernel& groups = kernel_for(Mode::Groups);
-  size_t local = 1;
-  while (local * 2 <= std::min<size_t>(256, groups.work_group_size)) local *= 2;
   // Few results over long reductions: split each into G chunks, then combine.
-  const int64_t G = out_numel >= 64 ? 1 : std::clamp<int64_t>(red_numel / static_cast<int64_t>(local * 64), 1, 1024);
+  // CPU devices run a group's items one after another: there a group is one
+  // item folding a whole chunk in order (LANES at a time), and G gives each
+  // compute unit a few chunks (16M float32 sum: 0.58 -> 0.9 of the best copy
+  // kernel, bench/README.md); GPUs stride 256 items over 64 x 256-element chunks.
+  const bool cpu = lanes > 1;
+  size_t local = 1;
+  while (!cpu && local * 2 <= std::min<size_t>(256, groups.work_group_size)) local *= 2;
+  const int64_t max_chunks = cpu ? 8 * std::max<int64_t>(1, device_info(device).compute_units) : 1024;
+  const int64_t G = out_numel >= 64 ? 1
+                                    : std::clamp<int64_t>(red_numel / static_cast<int64_t>(cpu ? 4096 : local * 64), 1,
+                                                          max_chunks);
   const int64_t chunk = (red_numel + G - 1) / G;
-  const size_t acc = acc_bytes(op.acc_type, in);
   at::Tensor partial;
   if (G > 1) partial = at::empty({out_numel * G * static_cast<int64_t>(acc)}, input.options().dtype(at::kByte));
   {

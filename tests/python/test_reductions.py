@@ -3,8 +3,10 @@ PyTorch CPU, op by op over layouts chosen to reach each of its kernels:
 
 - short reductions (<= 16 elements per result): one item per result;
 - strided reductions whose first kept dim is contiguous (sum over dim 0 of a
-  row-major matrix): on CPU devices LANES neighbouring results per item,
-  with kept sizes that are not a multiple of the lane count;
+  row-major matrix): on CPU devices 64 neighbouring results per item, with
+  kept sizes that are not a multiple of it, or, for kept rows of 64 or more
+  over 16 or more reduced rows, chunks of rows folded row by row into partial
+  rows and combined in a second pass (one and several blocks of results);
 - many contiguous rows: one item per row (CPU devices, blocks of LANES with
   a tail) or one work group per row (GPUs);
 - few long rows: work groups per row chunk and a second pass over partials;
@@ -24,7 +26,9 @@ LAYOUTS = {
     # name: (shape, dim, view)   view: None, "t" (transpose of the last two), "step" (every 2nd column)
     "short_rows": ((300, 7), 1, None),
     "dim0_lanes": ((37, 13), 0, None),
-    "dim0_lanes_wide": ((65, 1029), 0, None),
+    "dim0_lanes_wide": ((65, 1029), 0, None),   # CPU devices: row by row into partial rows, 4 chunks
+    "dim0_rows_chunks": ((300, 100), 0, None),  # row by row, 8 chunks of rows
+    "rows_blocks": ((5, 40, 70), 1, None),      # row by row, 5 blocks of 70 results
     "middle_dim": ((6, 41, 19), 1, None),
     "many_rows": ((100, 37), 1, None),
     "many_long_rows": ((70, 1003), 1, None),

@@ -33,8 +33,9 @@ _build_serial = [0]
 
 
 def sequence():
-    """alloc + H2D, a kernel, a D2D copy, D2H, pinned host memory, a new
-    program build. Returns nothing; raises on a wrong result."""
+    """alloc + H2D, a kernel, a D2D copy, a storage growth (a buffer-to-buffer
+    copy), D2H, pinned host memory, a new program build. Returns nothing;
+    raises on a wrong result."""
     torch.ocl.empty_cache()  # so that allocations reach clCreateBuffer
     x = torch.arange(1000, dtype=torch.float32).to("ocl")
     y = x * 2 + 1
@@ -43,6 +44,10 @@ def sequence():
     expect = torch.arange(1000, dtype=torch.float32) * 2 + 1
     if not torch.equal(host, expect):
         raise AssertionError("wrong result after a fault")
+    grown = y.clone()
+    grown.resize_(2000)  # keeps the first 1000 values (clEnqueueCopyBuffer)
+    if not torch.equal(grown[:1000].cpu(), expect):
+        raise AssertionError("wrong values after a storage growth after a fault")
     if y.sum().item() != expect.sum().item():
         raise AssertionError("wrong sum after a fault")
     picked = y[torch.tensor([3, 997], device="ocl")].cpu()
