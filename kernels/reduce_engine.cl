@@ -240,6 +240,43 @@ __kernel void reduce_row_partials(RedIndexer ix, long out_numel, long G, __globa
   STORE_RESULT(o0b, o0o, o1b, o1o, out0, out1, acc);
 }
 
+#elif RED_MODE == 6
+// CPU devices, few results over long reductions: item w = (result o, chunk g)
+// folds its chunk in order (contiguous: LANES accumulators) into partial[w],
+// or into the result when G == 1. No local memory, no barriers.
+__kernel void reduce_chunks(RedIndexer ix, long out_numel, long red_numel, long G, long chunk,
+                            __global char* ib, ulong io, __global char* o0b, ulong o0o,
+                            __global char* o1b, ulong o1o, __global char* pb, ulong po PARAMS_DECL) {
+  const long w = get_global_id(0);
+  if (w >= out_numel * G) return;
+  const long o = w / G, g = w % G;
+  long base, out0, out1;
+  kept_offsets(&ix, o, &base, &out0, &out1);
+  __global IN_ST* in = PTR(IN_ST, ib, io);
+  const long r0 = g * chunk, r1 = min(red_numel, r0 + chunk);
+  ACC_T acc = RED_INIT;
+  if (ix.n_red == 1 && ix.red_in[0] == 1) {
+    ACC_T lane[LANES];
+    for (int k = 0; k < LANES; ++k) lane[k] = RED_INIT;
+    long r = r0;
+    for (; r + LANES <= r1; r += LANES)
+      for (int k = 0; k < LANES; ++k) RED_STEP(lane[k], (T)IN_LOAD(in, base + r + k), r + k);
+    for (int k = 0; r + k < r1; ++k) RED_STEP(lane[k], (T)IN_LOAD(in, base + r + k), r + k);
+    for (int k = 0; k < LANES; ++k) RED_COMBINE(acc, lane[k]);
+  } else if (ix.n_red == 1) {
+    const long s = ix.red_in[0];
+    for (long r = r0; r < r1; ++r) RED_STEP(acc, (T)IN_LOAD(in, base + r * s), r);
+  } else {
+    for (long r = r0; r < r1; ++r) RED_STEP(acc, (T)IN_LOAD(in, base + red_offset(&ix, r)), r);
+  }
+  if (G > 1) {
+    __global ACC_T* partial = PTR(ACC_T, pb, po);
+    partial[w] = acc;
+  } else {
+    STORE_RESULT(o0b, o0o, o1b, o1o, out0, out1, acc);
+  }
+}
+
 #else
 // Second pass: one work group per result combines its G partial accumulators.
 __kernel void reduce_partials(RedIndexer ix, long out_numel, long G, __global char* pb, ulong po,

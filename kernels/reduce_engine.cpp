@@ -21,7 +21,7 @@ struct RedIndexer {
   int64_t red_sizes[kDims] = {}, red_in[kDims] = {};
 };
 
-enum class Mode : int { Items = 0, Groups = 1, Partials = 2, Lanes = 3, Rows = 4, RowPartials = 5 };
+enum class Mode : int { Items = 0, Groups = 1, Partials = 2, Lanes = 3, Rows = 4, RowPartials = 5, Chunks = 6 };
 // Results per item of Mode::Lanes (CPU devices only): each step of an item's
 // loop reads 64 consecutive elements (256 bytes of float32) of one reduced
 // row, so the reduction walks memory in long runs (sum over dim 0 of a 4096 x
@@ -138,7 +138,7 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
                           static_cast<uint64_t>(out1) << 16;
   auto kernel_for = [&](Mode m) -> CachedKernel& {
     static const char* names[] = {"reduce_items", "reduce_groups", "reduce_partials",
-                                  "reduce_lanes", "reduce_rows",  "reduce_row_partials"};
+                                  "reduce_lanes", "reduce_rows",  "reduce_row_partials", "reduce_chunks"};
     return cached_kernel(device, {reinterpret_cast<uint64_t>(&op), key_lo | static_cast<uint64_t>(m) << 24}, [&] {
       return GeneratedKernel{std::string("reduce_") + op.name,
                              generate(op, in, out0, out1, nout, m, m == Mode::Lanes ? kWideLanes : lanes),
@@ -188,19 +188,19 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
     }
     return;
   }
-  CachedKernel& groups = kernel_for(Mode::Groups);
   // Few results over long reductions: split each into G chunks, then combine.
-  // CPU devices run a group's items one after another: there a group is one
-  // item folding a whole chunk in order (LANES at a time), and G gives each
+  // CPU devices run a group's items one after another, so there an item folds
+  // a whole chunk in order (LANES at a time, Mode::Chunks) and G gives each
   // compute unit a few chunks (16M float32 sum: 0.58 -> 0.9 of the best copy
   // kernel, bench/README.md); GPUs stride 256 items over 64 x 256-element chunks.
   const bool cpu = lanes > 1;
+  CachedKernel& groups = kernel_for(cpu ? Mode::Chunks : Mode::Groups);
   size_t local = 1;
-  while (!cpu && local * 2 <= std::min<size_t>(256, groups.work_group_size)) local *= 2;
-  const int64_t max_chunks = cpu ? 8 * std::max<int64_t>(1, device_info(device).compute_units) : 1024;
-  const int64_t G = out_numel >= 64 ? 1
-                                    : std::clamp<int64_t>(red_numel / static_cast<int64_t>(cpu ? 4096 : local * 64), 1,
-                                                          max_chunks);
+  while (local * 2 <= std::min<size_t>(256, groups.work_group_size)) local *= 2;
+  const int64_t G =
+      out_numel >= 64 ? 1
+      : cpu ? std::clamp<int64_t>(red_numel / 4096, 1, 8 * std::max<int64_t>(1, device_info(device).compute_units))
+            : std::clamp<int64_t>(red_numel / static_cast<int64_t>(local * 64), 1, 1024);
   const int64_t chunk = (red_numel + G - 1) / G;
   at::Tensor partial;
   if (G > 1) partial = at::empty({out_numel * G * static_cast<int64_t>(acc)}, input.options().dtype(at::kByte));
@@ -209,9 +209,12 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
     launch.raw(sizeof(ix), &ix).value<cl_long>(out_numel).value<cl_long>(red_numel).value<cl_long>(G).value<cl_long>(chunk);
     launch.tensor(input).tensor(o0).tensor(o1);
     if (G > 1) launch.tensor(partial); else launch.null_tensor();
-    launch.local_memory(local * acc);
+    if (!cpu) launch.local_memory(local * acc);
     push_params(launch, op, params, in);
-    launch.run(static_cast<size_t>(out_numel * G) * local, local);
+    // CPU: one item per work group (reduce_chunks has no local memory and no
+    // barriers), so a few long chunks still spread over the compute units.
+    if (cpu) launch.run(static_cast<size_t>(out_numel * G), 1);
+    else launch.run(static_cast<size_t>(out_numel * G) * local, local);
   }
   if (G == 1) return;
   Launch launch(device, kernel_for(Mode::Partials));

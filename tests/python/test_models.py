@@ -32,12 +32,20 @@ def param_tol(opt):
 
 
 MODELS = ["resnet18", "gpt", "lstm", "unet"]
+# The batches' generator seed per model. resnet18's seed-1 batch sits on a
+# kink of the loss (a ReLU input at rounding distance from 0): a 1e-6 relative
+# change of the input moves its gradients by 0.058 on the CPU alone, and so
+# does another summation order in a batch-norm statistic on ocl. With seed 2
+# the trajectory reaches such a kink at a later step (parameters 5e-4 apart
+# after 3 steps); seeds 3-8 pass. test_batches_are_away_from_kinks checks the
+# chosen batches at the initial weights.
+DATA_SEED = {"resnet18": 3}
 
 
 def train(name, device, steps=STEPS, **optim_kwargs):
     spec = SPECS[name]
     model, opt = build(spec, device, **optim_kwargs)
-    data = [(x.to(device), y.to(device)) for x, y in batches(spec, steps)]
+    data = [(x.to(device), y.to(device)) for x, y in batches(spec, steps, seed=DATA_SEED.get(name, 1))]
     losses = torch.stack([step(spec, model, opt, b) for b in data]).cpu()
     return model, opt, losses
 
@@ -77,6 +85,25 @@ def check_eval(name, model_o, model_c):
 def test_model_trains_like_cpu(name, strict):
     model_o, model_c = check_training(name)
     check_eval(name, model_o, model_c)
+
+
+@pytest.mark.parametrize("name", ["resnet18", "unet"])  # the models with float inputs
+def test_batches_are_away_from_kinks(name):
+    """On the CPU alone: each training batch's gradients barely move when
+    the input moves by 1e-5 relatively, so two devices' rounding cannot send
+    them to different sides of a kink (what the ocl-vs-CPU comparison needs)."""
+    spec = SPECS[name]
+
+    def grads(inp, y):
+        model, _ = build(spec, "cpu")
+        spec.loss(model(inp), y).backward()
+        return [p.grad for p in model.parameters()]
+
+    for x, y in batches(spec, STEPS, seed=DATA_SEED.get(name, 1)):
+        base = grads(x, y)
+        for scale in (1 + 1e-5, 1 - 1e-5):
+            for a, b in zip(base, grads(x * scale, y)):
+                assert_close(b, a, rtol=1e-3, atol=1e-4)
 
 
 @pytest.mark.parametrize("name", ["resnet18", "gpt"])
