@@ -93,6 +93,27 @@ typedef struct { T mn, mx; } MinMax;
     barrier(CLK_LOCAL_MEM_FENCE);                          \
   }
 
+// Folds the reduced elements [r0_, r1_) of the result whose input starts at
+// `base` into acc, in order: a contiguous row in blocks of LANES consecutive
+// elements into LANES independent accumulators (a CPU device vectorises the
+// block), other layouts one element at a time. A macro: steps may use the
+// kernel's parameters.
+#define FOLD_RANGE(acc, r0_, r1_)                                                                   \
+  if (ix.n_red == 1 && ix.red_in[0] == 1 && LANES > 1) {                                          \
+    ACC_T lane[LANES];                                                                              \
+    for (int k = 0; k < LANES; ++k) lane[k] = RED_INIT;                                             \
+    long r = (r0_);                                                                                 \
+    for (; r + LANES <= (r1_); r += LANES)                                                          \
+      for (int k = 0; k < LANES; ++k) RED_STEP(lane[k], (T)IN_LOAD(in, base + r + k), r + k);       \
+    for (int k = 0; r + k < (r1_); ++k) RED_STEP(lane[k], (T)IN_LOAD(in, base + r + k), r + k);     \
+    for (int k = 0; k < LANES; ++k) RED_COMBINE(acc, lane[k]);                                      \
+  } else if (ix.n_red == 1) {                                                                       \
+    const long s_ = ix.red_in[0];                                                                   \
+    for (long r = (r0_); r < (r1_); ++r) RED_STEP(acc, (T)IN_LOAD(in, base + r * s_), r);           \
+  } else {                                                                                          \
+    for (long r = (r0_); r < (r1_); ++r) RED_STEP(acc, (T)IN_LOAD(in, base + red_offset(&ix, r)), r); \
+  }
+
 // Each program holds the one kernel RED_MODE names (a cold compile costs a third).
 #if RED_MODE == 0
 // One work item per result: for many results over short or strided
@@ -106,22 +127,7 @@ __kernel void reduce_items(RedIndexer ix, long out_numel, long red_numel, __glob
   kept_offsets(&ix, o, &base, &out0, &out1);
   __global IN_ST* in = PTR(IN_ST, ib, io);
   ACC_T acc = RED_INIT;
-  if (ix.n_red == 1 && ix.red_in[0] == 1 && LANES > 1) {
-    // A contiguous row: blocks of LANES consecutive elements folded into
-    // LANES independent accumulators.
-    ACC_T lane[LANES];
-    for (int k = 0; k < LANES; ++k) lane[k] = RED_INIT;
-    long r = 0;
-    for (; r + LANES <= red_numel; r += LANES)
-      for (int k = 0; k < LANES; ++k) RED_STEP(lane[k], (T)IN_LOAD(in, base + r + k), r + k);
-    for (int k = 0; r + k < red_numel; ++k) RED_STEP(lane[k], (T)IN_LOAD(in, base + r + k), r + k);
-    for (int k = 0; k < LANES; ++k) RED_COMBINE(acc, lane[k]);
-  } else if (ix.n_red == 1) {
-    const long s = ix.red_in[0];
-    for (long r = 0; r < red_numel; ++r) RED_STEP(acc, (T)IN_LOAD(in, base + r * s), r);
-  } else {
-    for (long r = 0; r < red_numel; ++r) RED_STEP(acc, (T)IN_LOAD(in, base + red_offset(&ix, r)), r);
-  }
+  FOLD_RANGE(acc, 0, red_numel)
   STORE_RESULT(o0b, o0o, o1b, o1o, out0, out1, acc);
 }
 
@@ -255,20 +261,7 @@ __kernel void reduce_chunks(RedIndexer ix, long out_numel, long red_numel, long 
   __global IN_ST* in = PTR(IN_ST, ib, io);
   const long r0 = g * chunk, r1 = min(red_numel, r0 + chunk);
   ACC_T acc = RED_INIT;
-  if (ix.n_red == 1 && ix.red_in[0] == 1) {
-    ACC_T lane[LANES];
-    for (int k = 0; k < LANES; ++k) lane[k] = RED_INIT;
-    long r = r0;
-    for (; r + LANES <= r1; r += LANES)
-      for (int k = 0; k < LANES; ++k) RED_STEP(lane[k], (T)IN_LOAD(in, base + r + k), r + k);
-    for (int k = 0; r + k < r1; ++k) RED_STEP(lane[k], (T)IN_LOAD(in, base + r + k), r + k);
-    for (int k = 0; k < LANES; ++k) RED_COMBINE(acc, lane[k]);
-  } else if (ix.n_red == 1) {
-    const long s = ix.red_in[0];
-    for (long r = r0; r < r1; ++r) RED_STEP(acc, (T)IN_LOAD(in, base + r * s), r);
-  } else {
-    for (long r = r0; r < r1; ++r) RED_STEP(acc, (T)IN_LOAD(in, base + red_offset(&ix, r)), r);
-  }
+  FOLD_RANGE(acc, r0, r1)
   if (G > 1) {
     __global ACC_T* partial = PTR(ACC_T, pb, po);
     partial[w] = acc;
