@@ -40,8 +40,8 @@ const char* param_type(char kind, c10::ScalarType compute) {
 
 // Elements per work item of the contiguous kernel: on CPU devices a block of
 // 16 (one 64-byte line of float32) in a constant-count loop the compiler
-// unrolls and vectorises (bench/README.md: 1M add 49 -> 83 GB/s against 8
-// elements in a loop bounded by n); GPUs keep one element per item.
+// unrolls and vectorises (bench/README.md: 1M add 23-25 GB/s with 8 elements
+// in a loop bounded by n, 80-90 GB/s so); GPUs keep one element per item.
 int pointwise_block(c10::DeviceIndex device) { return device_info(device).is_gpu() ? 1 : 16; }
 
 const char* input_name(int i) {

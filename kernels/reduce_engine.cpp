@@ -24,9 +24,18 @@ struct RedIndexer {
 enum class Mode : int { Items = 0, Groups = 1, Partials = 2, Lanes = 3, Rows = 4, RowPartials = 5, Chunks = 6 };
 // Results per item of Mode::Lanes (CPU devices only): each step of an item's
 // loop reads 64 consecutive elements (256 bytes of float32) of one reduced
-// row, so the reduction walks memory in long runs (sum over dim 0 of a 4096 x
-// 4096 matrix: 0.22 -> 0.8 of the best copy kernel, bench/README.md).
+// row, so the reduction walks memory in long runs (sum over dim 0 of a 1024 x
+// 1024 matrix: 0.08 -> 0.69 of the best copy kernel, measured; wider matrices
+// go row by row, Mode::Rows).
 constexpr int kWideLanes = 64;
+
+// Launches `items` independent items (each kernel returns past its count):
+// while they are few, one per work group so that they spread over the compute
+// units; otherwise in 256-item groups (Launch::run caps its grid at 64K groups).
+void run_spread(Launch& launch, int64_t items) {
+  if (items <= 4096) launch.run(static_cast<size_t>(items), 1);
+  else launch.run_items(static_cast<size_t>(items));
+}
 
 // Bytes of the accumulator on the device (OpenCL C struct layout).
 size_t acc_bytes(const char* acc_type, c10::ScalarType in) {
@@ -168,7 +177,7 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
     rows.raw(sizeof(ix), &ix).value<cl_long>(out_numel).value<cl_long>(red_numel).value<cl_long>(G).value<cl_long>(chunk);
     rows.tensor(input).tensor(partial);
     push_params(rows, op, params, in);
-    rows.run(static_cast<size_t>(blocks * G), 1);
+    run_spread(rows, blocks * G);
     Launch combine(device, kernel_for(Mode::RowPartials));
     combine.raw(sizeof(ix), &ix).value<cl_long>(out_numel).value<cl_long>(G).tensor(partial).tensor(o0).tensor(o1);
     push_params(combine, op, params, in);
@@ -182,17 +191,17 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
     push_params(launch, op, params, in);
     if (mode == Mode::Items) {
       launch.run_items(static_cast<size_t>(out_numel));
-    } else {  // one item per work group: a few wide items must still spread over the compute units
+    } else {
       const int64_t blocks0 = (ix.kept_sizes[0] + kWideLanes - 1) / kWideLanes;
-      launch.run(static_cast<size_t>(blocks0 * (out_numel / ix.kept_sizes[0])), 1);
+      run_spread(launch, blocks0 * (out_numel / ix.kept_sizes[0]));
     }
     return;
   }
   // Few results over long reductions: split each into G chunks, then combine.
   // CPU devices run a group's items one after another, so there an item folds
   // a whole chunk in order (LANES at a time, Mode::Chunks) and G gives each
-  // compute unit a few chunks (16M float32 sum: 0.58 -> 0.9 of the best copy
-  // kernel, bench/README.md); GPUs stride 256 items over 64 x 256-element chunks.
+  // compute unit a few chunks (16M float32 sum: 0.58 -> 0.8-0.96 of the best
+  // copy kernel, bench/README.md); GPUs stride 256 items over 64 x 256-element chunks.
   const bool cpu = lanes > 1;
   CachedKernel& groups = kernel_for(cpu ? Mode::Chunks : Mode::Groups);
   size_t local = 1;
@@ -211,9 +220,7 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
     if (G > 1) launch.tensor(partial); else launch.null_tensor();
     if (!cpu) launch.local_memory(local * acc);
     push_params(launch, op, params, in);
-    // CPU: one item per work group (reduce_chunks has no local memory and no
-    // barriers), so a few long chunks still spread over the compute units.
-    if (cpu) launch.run(static_cast<size_t>(out_numel * G), 1);
+    if (cpu) run_spread(launch, out_numel * G);  // reduce_chunks: no local memory, no barriers
     else launch.run(static_cast<size_t>(out_numel * G) * local, local);
   }
   if (G == 1) return;

@@ -186,3 +186,16 @@ def test_hash_tensor_out_and_errors():
             bad(x.to("ocl"))
         assert type(ocl.value) is type(cpu.value)
         assert str(ocl.value).replace("ocl", "cpu") == str(cpu.value).replace("ocl", "cpu")
+
+
+@pytest.mark.parametrize("case", ["lanes_many_items", "rows_many_blocks"])
+def test_many_items_of_cpu_layouts(case):
+    # Kept dims that cannot coalesce (the last dim sliced on the device; a
+    # copy to the device would make it contiguous): 66 000 items of 2 results
+    # each (more than the 64K one-item work groups a launch may have), or 5000
+    # blocks of 64 results folded row by row.
+    full = torch.randn(17, 66_000, 3) if case == "lanes_many_items" else torch.randn(17, 5000, 65)
+    keep = 2 if case == "lanes_many_items" else 64
+    with torch.ocl.fallback_mode("error"):
+        got = full.to("ocl")[:, :, :keep].sum(0)
+    assert_close(got.cpu(), full[:, :, :keep].sum(0), rtol=1e-4, atol=1e-4)
