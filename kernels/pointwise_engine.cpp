@@ -130,8 +130,12 @@ std::string generate(const PointwiseOp& op, c10::ScalarType compute, c10::ArrayR
     const char* expr = complex ? op.complex_expr : (!is_float && op.int_expr) ? op.int_expr : op.expr;
     for (int k = 0; k < noutputs; ++k) {
       const std::string id = std::to_string(k);
-      body += "  STORE" + id + "(PTR(ST" + id + ", buf" + id + "_, boff" + id + "_), off" + id + "_, (" +
-           (k == 0 ? expr : op.expr2) + "));\n";
+      std::string value = std::string("(") + (k == 0 ? expr : op.expr2) + ")";
+      if (!complex && is_complex_kernel_dtype(operands[k].dtype)) {  // a real result into a complex output: imaginary part 0
+        const ClType& ot = engine_type(operands[k].dtype);
+        value = std::string("((") + ot.compute + ")((" + ot.storage + ")" + value + ", (" + ot.storage + ")0))";
+      }
+      body += "  STORE" + id + "(PTR(ST" + id + ", buf" + id + "_, boff" + id + "_), off" + id + "_, " + value + ");\n";
     }
     if (vec == 1) {
       s += "  const long i_ = get_global_id(0);\n  if (i_ >= n_) return;\n" + body;
@@ -221,7 +225,9 @@ void run_pointwise(at::TensorIteratorBase& iter, const PointwiseOp& op,
     operands[k] = {iter.dtype(k), k >= noutputs && iter.is_cpu_scalar(k)};
     if (!operands[k].cpu_scalar) {
       check_storable(operands[k].dtype, device);
-      TORCH_CHECK_NOT_IMPLEMENTED(!is_complex_kernel_dtype(operands[k].dtype) || is_complex_kernel_dtype(compute), "\"", op.name,
+      // Complex inputs need a complex computation; a complex output takes a real result (as CUDA's casting stores:
+      // var(complex, out=complex) adds two real variances into it).
+      TORCH_CHECK_NOT_IMPLEMENTED(k < noutputs || !is_complex_kernel_dtype(operands[k].dtype) || is_complex_kernel_dtype(compute), "\"", op.name,
                                   "\" not implemented for '", c10::toString(operands[k].dtype), "' operands of a ",
                                   c10::toString(compute), " computation");
       ++ntensors;

@@ -106,9 +106,12 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
   TORCH_INTERNAL_ASSERT(iter.noutputs() == nout && iter.ninputs() == 1, "reduction ", op.name,
                         ": iterator has ", iter.noutputs(), " outputs and ", iter.ninputs(), " inputs");
   TORCH_INTERNAL_ASSERT(params.size() == std::strlen(op.params));
+  const c10::ScalarType in = iter.dtype(nout), out0 = iter.dtype(0), out1 = nout == 2 ? iter.dtype(1) : out0;
+  // As the CPU's AT_DISPATCH (aminmax's meta, unlike max's, lets complex through).
+  TORCH_CHECK_NOT_IMPLEMENTED(!c10::isComplexType(in) || op.complex, "\"", op.name, "\" not implemented for '",
+                              c10::toString(in), "'");
   if (iter.tensor_base(0).numel() == 0) return;
   const auto device = iter.device().index();
-  const c10::ScalarType in = iter.dtype(nout), out0 = iter.dtype(0), out1 = nout == 2 ? iter.dtype(1) : out0;
   for (auto t : {in, out0, out1}) check_storable(t, device);
   if (op.needs_fp64) check_storable(c10::kDouble, device);
 

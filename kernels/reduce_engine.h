@@ -28,6 +28,8 @@ struct ReduceOp {
   const char* project1 = nullptr;  // output 1's, for two-output reductions
   const char* params = "";    // 'F' float (double when ACC is), 'L' int64
   bool needs_fp64 = false;    // the step computes in double whatever T is
+  bool complex = false;       // written for complex T (float2 / double2): other
+                              // ops raise the CPU's NotImplementedError on complex input
 };
 
 // Welford's online mean / variance over a "Welford" accumulator {mean, m2, n}

@@ -85,13 +85,14 @@ constexpr ReduceOp kNorm{
 // kernels/reduce_engine.h). Sums accumulate in T; prod multiplies as complex
 // numbers; the norm folds |x| (NaN-propagating max / min written out, since
 // FOLD_MAX's red_isnan takes a T).
-constexpr ReduceOp kSumComplex{"sum", "T", "(T)(0)", "acc += x;", "acc += other;", "acc"};
-constexpr ReduceOp kMeanComplex{"mean", "T", "(T)(0)", "acc += x;", "acc += other;", "acc * p0", nullptr, "F"};
-constexpr ReduceOp kProdComplex{"prod", "T", "(T)((R)1, (R)0)", "acc = c_mul(acc, x);", "acc = c_mul(acc, other);", "acc"};
+constexpr ReduceOp kSumComplex{"sum", "T", "(T)(0)", "acc += x;", "acc += other;", "acc", nullptr, "", false, true};
+constexpr ReduceOp kMeanComplex{"mean", "T", "(T)(0)", "acc += x;", "acc += other;", "acc * p0", nullptr, "F", false, true};
+constexpr ReduceOp kProdComplex{"prod", "T", "(T)((R)1, (R)0)", "acc = c_mul(acc, x);", "acc = c_mul(acc, other);", "acc",
+                                nullptr, "", false, true};
 constexpr ReduceOp kAllComplex{"all", "ACC", "(ACC)1", "acc = (acc != (ACC)0 && (x.x != (R)0 || x.y != (R)0)) ? (ACC)1 : (ACC)0;",
-                               "acc = (acc != (ACC)0 && other != (ACC)0) ? (ACC)1 : (ACC)0;", "acc"};
+                               "acc = (acc != (ACC)0 && other != (ACC)0) ? (ACC)1 : (ACC)0;", "acc", nullptr, "", false, true};
 constexpr ReduceOp kAnyComplex{"any", "ACC", "(ACC)0", "acc = (acc != (ACC)0 || x.x != (R)0 || x.y != (R)0) ? (ACC)1 : (ACC)0;",
-                               "acc = (acc != (ACC)0 || other != (ACC)0) ? (ACC)1 : (ACC)0;", "acc"};
+                               "acc = (acc != (ACC)0 || other != (ACC)0) ? (ACC)1 : (ACC)0;", "acc", nullptr, "", false, true};
 #define NORM_FOLD_EXTREME(v)                                                            \
   "if (isinf(p0)) { if (isnan(" v ") || isnan(acc)) acc = (ACC)NAN; "                   \
   "else if (p0 > 0 ? " v " > acc : " v " < acc) acc = " v "; } "
@@ -100,7 +101,7 @@ constexpr ReduceOp kNormComplex{
     "const ACC a = c_abs(x); " NORM_FOLD_EXTREME("a")
     "else if (p0 == 0) acc += a != (ACC)0; else if (p0 == 1) acc += a; else if (p0 == 2) acc += a * a; "
     "else acc += pow(a, (ACC)p0);",
-    NORM_FOLD_EXTREME("other") "else acc += other;", NORM_PROJECT, nullptr, "F"};
+    NORM_FOLD_EXTREME("other") "else acc += other;", NORM_PROJECT, nullptr, "F", false, true};
 // hash_tensor mode 0: the xor of every element's 64 bits (red_bits64,
 // kernels/reduce_engine.cl), into uint64.
 constexpr ReduceOp kXorSum{"xor_sum", "ulong", "(ulong)0", "acc ^= red_bits64(x);", "acc ^= other;", "acc",

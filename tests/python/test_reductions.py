@@ -199,3 +199,18 @@ def test_many_items_of_cpu_layouts(case):
     with torch.ocl.fallback_mode("error"):
         got = full.to("ocl")[:, :, :keep].sum(0)
     assert_close(got.cpu(), full[:, :, :keep].sum(0), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=dname)
+def test_real_only_reductions_raise_on_complex_like_cpu(dtype):
+    # aminmax's meta (unlike max's) lets complex through to the kernel: the
+    # CPU raises NotImplementedError there, and so must ocl (it failed to
+    # build a program instead).
+    for shape, kwargs in (((), {}), ((3, 4), {"dim": 1}), ((0, 4), {"dim": 1})):
+        x = torch.ones(shape, dtype=dtype)
+        with pytest.raises(NotImplementedError, match="not implemented for"):
+            torch.aminmax(x, **kwargs)
+        c10_name = {torch.complex64: "ComplexFloat", torch.complex128: "ComplexDouble"}[dtype]
+        with pytest.raises(NotImplementedError, match=f"\"aminmax\" not implemented for '{c10_name}'"), \
+                torch.ocl.fallback_mode("error"):
+            torch.aminmax(x.to("ocl"), **kwargs)
