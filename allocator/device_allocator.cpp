@@ -17,6 +17,7 @@
 #include "backend/cl_objects.h"
 #include "backend/fault_injection.h"
 #include "backend/runtime.h"
+#include "backend/kernel_launch.h"
 
 namespace torch_ocl {
 namespace {
@@ -133,6 +134,7 @@ struct DeviceState {
         if (b->prev == nullptr && b->next == nullptr) {
           Segment* seg = b->segment;
           const bool small = b->small;
+          forget_kernel_args();
           clReleaseMemObject(seg->mem);
           reserved -= seg->size;
           released += seg->size;

@@ -9,6 +9,7 @@
 #include "backend/fault_injection.h"
 #include "backend/device_ptr.h"
 #include "backend/runtime.h"
+#include "backend/kernel_launch.h"
 
 namespace torch_ocl {
 namespace {
@@ -45,6 +46,7 @@ void free_pinned(void* ptr) {
     TORCH_WARN("torch_ocl: OpenCL call clEnqueueUnmapMemObject failed while freeing pinned memory: ",
                cl_error_name(err), " (", err, ")");
   clFinish(q);
+  forget_kernel_args();
   clReleaseMemObject(b.mem);
 }
 

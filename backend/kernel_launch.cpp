@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
@@ -75,6 +77,7 @@ KernelTable& kernel_table() {
 }
 thread_local std::unordered_map<DeviceKernelKey, CachedKernel*, DeviceKernelKeyHash> tls_kernels;
 thread_local size_t tls_hits = 0;
+thread_local size_t tls_args_set = 0;
 
 std::unique_ptr<CachedKernel> create_kernel(c10::DeviceIndex device, cl_program program,
                                             const std::string& name, const std::string& label) {
@@ -156,6 +159,7 @@ KernelCacheStats kernel_cache_stats() {
   std::lock_guard<std::mutex> g(t.mutex);
   KernelCacheStats s = t.stats;
   s.thread_hits = tls_hits;
+  s.args_set = tls_args_set;
   return s;
 }
 
@@ -266,16 +270,43 @@ Launch::Launch(c10::DeviceIndex device, const std::string& source,
   }
   lock_ = std::unique_lock<std::mutex>(cached_->mutex);
   kernel_ = cached_->kernel;
+  check_args_epoch();
 }
 
 Launch::Launch(c10::DeviceIndex device, CachedKernel& kernel)
     : device_(device), cached_(&kernel), kernel_(kernel.kernel), lock_(kernel.mutex),
-      name_(kernel.name.c_str()) {}
+      name_(kernel.name.c_str()) {
+  check_args_epoch();
+}
+
+namespace {
+std::atomic<uint64_t> mem_epoch{1};
+}  // namespace
+
+void forget_kernel_args() { mem_epoch.fetch_add(1, std::memory_order_acq_rel); }
+
+void Launch::check_args_epoch() {
+  const uint64_t epoch = mem_epoch.load(std::memory_order_acquire);
+  if (cached_->args_epoch == epoch) return;
+  for (auto& a : cached_->args) a.size = 0;
+  cached_->args_epoch = epoch;
+}
 
 Launch& Launch::raw(size_t size, const void* ptr) {
+  KernelArgValue* memo = next_ < cached_->args.size() ? &cached_->args[next_] : nullptr;
+  if (memo && ptr && memo->size == size && std::memcmp(memo->bytes, ptr, size) == 0) {
+    ++next_;
+    return *this;
+  }
+  if (memo) memo->size = 0;
+  ++tls_args_set;
   cl_int err = clSetKernelArg(kernel_, next_, size, ptr);
   TORCH_CHECK(err == CL_SUCCESS, "OpenCL call clSetKernelArg(", name_, ", ", next_, ") failed: ",
               cl_error_name(err), " (", err, ")");
+  if (memo && ptr && size <= sizeof(memo->bytes)) {
+    std::memcpy(memo->bytes, ptr, size);
+    memo->size = static_cast<uint32_t>(size);
+  }
   ++next_;
   return *this;
 }

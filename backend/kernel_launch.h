@@ -8,6 +8,7 @@
 
 #include <c10/util/FunctionRef.h>
 
+#include <array>
 #include <mutex>
 #include <string>
 
@@ -83,12 +84,26 @@ struct GeneratedKernel {
   std::string source;  // the complete OpenCL C program
   std::string kernel;  // the __kernel to take from it
 };
+// An argument value as last set on a cl_kernel (size 0: unknown).
+struct KernelArgValue {
+  uint32_t size = 0;
+  alignas(8) unsigned char bytes[16];
+};
 struct CachedKernel {
   cl_kernel kernel = nullptr;
   size_t work_group_size = 0;  // CL_KERNEL_WORK_GROUP_SIZE, asked once
   std::string name;
   std::mutex mutex;  // arguments live in the cl_kernel: held from set to enqueue
+  // The first arguments' values as last set: Launch skips clSetKernelArg for
+  // an unchanged one (the same tensors and sizes launch again and again).
+  // Valid while no cl_mem was released since (args_epoch).
+  std::array<KernelArgValue, 12> args{};
+  uint64_t args_epoch = 0;
 };
+// Called before a cl_mem that a kernel argument may name is released: a
+// later buffer may get the same handle, so remembered argument values are
+// dropped (the device allocator's segments, scratch and pinned buffers).
+void forget_kernel_args();
 // The kernel for (device, key); on the first use anywhere `make` generates its
 // source, which is built through the program cache (memory + disk).
 CachedKernel& cached_kernel(c10::DeviceIndex device, KernelKey key,
@@ -97,6 +112,7 @@ struct KernelCacheStats {
   size_t thread_hits = 0;  // this thread's lock-free hits
   size_t shared_hits = 0;  // found in the shared table (first use on a thread)
   size_t builds = 0;       // generated and built (or loaded from disk)
+  size_t args_set = 0;     // this thread's clSetKernelArg calls (unchanged arguments are not set again)
 };
 KernelCacheStats kernel_cache_stats();
 
@@ -145,6 +161,7 @@ class Launch {
   CachedKernel* cached_;
   cl_kernel kernel_;
   std::unique_lock<std::mutex> lock_;
+  void check_args_epoch();
   cl_uint next_ = 0;
   const char* name_;
 };

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "backend/runtime.h"
+#include "backend/kernel_launch.h"
 
 namespace torch_ocl {
 namespace {
@@ -45,7 +46,9 @@ ScratchBuffer& ScratchBuffer::operator=(ScratchBuffer other) noexcept {
 }
 
 ScratchBuffer::~ScratchBuffer() {
-  if (mem_) clReleaseMemObject(mem_);
+  if (!mem_) return;
+  forget_kernel_args();
+  clReleaseMemObject(mem_);
 }
 
 ScratchBuffer ScratchBuffer::create(c10::DeviceIndex device, size_t bytes) {

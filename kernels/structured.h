@@ -18,6 +18,7 @@
 #include "backend/fallback.h"
 #include "backend/kernel_launch.h"
 #include "backend/same_device.h"
+#include "kernels/tensor_ops.h"
 
 namespace torch_ocl {
 
@@ -90,7 +91,7 @@ struct OclStructured final : public Meta {
     at::Tensor& out = outputs[i];
     switch (variant) {
       case Variant::Functional:
-        out = strides.empty() ? at::empty(sizes, options) : at::empty_strided(sizes, strides, options);
+        out = empty_ocl(sizes, strides, options);
         break;
       case Variant::Inplace:
         TORCH_CHECK(options.dtype() == out.dtype(), "Bad in-place call: input tensor dtype ",

@@ -21,6 +21,7 @@
 #include "backend/kernel_launch.h"
 #include "backend/runtime.h"
 #include "backend/storage_resize.h"
+#include "kernels/tensor_ops.h"
 
 namespace torch_ocl {
 namespace {
@@ -169,6 +170,14 @@ at::Tensor& fill_tensor(at::Tensor& self, const at::Tensor& value) {
 at::Tensor& zero_(at::Tensor& self) { return fill_scalar(self, 0); }
 
 }  // namespace
+
+at::Tensor empty_ocl(c10::IntArrayRef size, c10::IntArrayRef stride, const c10::TensorOptions& options) {
+  const auto dtype = c10::optTypeMetaToScalarType(options.dtype_opt());
+  if (stride.empty())
+    return empty_memory_format(size, dtype, options.layout_opt(), options.device_opt(), options.pinned_memory_opt(),
+                               options.memory_format_opt());
+  return empty_strided(size, stride, dtype, options.layout_opt(), options.device_opt(), options.pinned_memory_opt());
+}
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   // creation

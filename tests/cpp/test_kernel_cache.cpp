@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 #include <torch_ocl/torch_ocl.h>
 
+#include "allocator/device_allocator.h"
 #include "backend/kernel_launch.h"
 #include "backend/program_cache.h"
 
@@ -34,4 +35,38 @@ TEST(KernelCache, NewDtypeBuildsOneKernel) {
   const auto after = torch_ocl::kernel_cache_stats();
   EXPECT_EQ(after.builds - before.builds, 1u);
   EXPECT_TRUE(torch::allclose(b, torch::atan2(a.cpu(), a.cpu())));
+}
+
+TEST(KernelCache, UnchangedArgumentsAreNotSetAgain) {
+  auto a = torch::randn({1000}).to(torch_ocl::device());
+  auto b = torch::randn({1000}).to(torch_ocl::device());
+  { auto warm = a + b; }
+  torch_ocl::synchronize();
+  // Each sum is freed before the next: the same block, so the same arguments.
+  const auto before = torch_ocl::kernel_cache_stats();
+  for (int i = 0; i < 10; ++i) {
+    auto c = a + b;
+  }
+  EXPECT_EQ(torch_ocl::kernel_cache_stats().args_set, before.args_set);
+  // A new output: only its buffer and offset change.
+  auto kept = a + b;
+  auto other = a + b;
+  EXPECT_LE(torch_ocl::kernel_cache_stats().args_set - before.args_set, 4u);
+  EXPECT_TRUE(torch::allclose(other.cpu(), a.cpu() + b.cpu()));
+  // Released buffers forget every remembered value: new buffers may reuse a
+  // released handle, and their arguments must be set again.
+  const auto a_host = a.cpu(), b_host = b.cpu();
+  a.reset(), b.reset(), kept.reset(), other.reset();
+  torch_ocl::synchronize();
+  torch_ocl::device_allocator()->emptyCache({0, 0});
+  for (int i = 0; i < 3; ++i) {
+    auto a2 = a_host.to(torch_ocl::device()), b2 = (b_host * (i + 1)).to(torch_ocl::device());
+    const auto set_before = torch_ocl::kernel_cache_stats().args_set;
+    auto c = a2 + b2;
+    EXPECT_GT(torch_ocl::kernel_cache_stats().args_set, set_before);
+    EXPECT_TRUE(torch::allclose(c.cpu(), a_host + b_host * (i + 1)));
+    c.reset(), a2.reset(), b2.reset();
+    torch_ocl::synchronize();
+    torch_ocl::device_allocator()->emptyCache({0, 0});
+  }
 }

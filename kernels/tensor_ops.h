@@ -1,0 +1,14 @@
+// What kernels/tensor_ops.cpp offers the other op files.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+namespace torch_ocl {
+
+// An ocl tensor as at::empty (`stride` empty: options' memory format) or
+// at::empty_strided makes it, without a trip through the dispatcher: the
+// outputs of structured ops (kernels/structured.h), as CUDA's structured
+// kernels call at::detail::empty_cuda. Same checks, guard and allocator.
+at::Tensor empty_ocl(c10::IntArrayRef size, c10::IntArrayRef stride, const c10::TensorOptions& options);
+
+}  // namespace torch_ocl
