@@ -25,12 +25,24 @@ static inline T c_div(T a, T b) {
   return (T)((a.x * rat + a.y) * scl, (a.y * rat - a.x) * scl);
 }
 static inline T c_recip(T a) { return c_div((T)((R)1, (R)0), a); }
+// As std::exp of a c10::complex (glibc's cexp, C99 Annex G): e^(-inf + i(inf
+// or NaN)) is +-0, e^(inf + i(inf or NaN)) is inf + i NaN (the product form
+// gives NaN + i NaN there).
 static inline T c_exp(T a) {
   if (a.y == (R)0) return (T)(exp(a.x), a.y);  // real input: exact, keeps the sign of 0
+  if (isinf(a.x) && !isfinite(a.y)) return a.x < (R)0 ? (T)((R)0, copysign((R)0, a.y)) : (T)(C_INF, C_NAN);
   const R e = exp(a.x);
   return (T)(e * cos(a.y), e * sin(a.y));
 }
-static inline T c_log(T a) { return (T)(log(c_abs(a)), c_arg(a)); }
+// log|a|: near |a| = 1 as 0.5 log1p(|a|^2 - 1) with |a|^2 - 1 = (h - 1)(h + 1) + l^2
+// (h, l the larger and smaller of |re|, |im|; h - 1 exact), as glibc's clog
+// (the CPU's std::log) keeps its precision there; else log(hypot).
+static inline R c_log_abs(T a) {
+  const R h = fmax(fabs(a.x), fabs(a.y)), l = fmin(fabs(a.x), fabs(a.y));
+  if (h >= (R)0.5 && h <= (R)2) return (R)0.5 * log1p(fma(h - (R)1, h + (R)1, l * l));
+  return log(c_abs(a));
+}
+static inline T c_log(T a) { return (T)(c_log_abs(a), c_arg(a)); }
 // The principal root, without cancellation: t = sqrt((|x| + |z|) / 2).
 static inline T c_sqrt(T a) {
   if (a.x == (R)0 && a.y == (R)0) return (T)((R)0, a.y);
@@ -49,12 +61,20 @@ static inline T c_sin(T a) { return (T)(sin(a.x) * cosh(a.y), cos(a.x) * sinh(a.
 static inline T c_cos(T a) { return (T)(cos(a.x) * cosh(a.y), -sin(a.x) * sinh(a.y)); }
 static inline T c_sinh(T a) { return (T)(sinh(a.x) * cos(a.y), cosh(a.x) * sin(a.y)); }
 static inline T c_cosh(T a) { return (T)(cosh(a.x) * cos(a.y), sinh(a.x) * sin(a.y)); }
-// tanh(x + iy) = (sinh 2x + i sin 2y) / (cosh 2x + cos 2y); for large |x| the
-// limit sign(x) + i 4 sin y cos y e^(-2|x|) (no inf / inf).
+// tanh(x + iy) = (sinh x cosh x + i sin y cos y) / (sinh^2 x + cos^2 y), as
+// glibc's ctanh (the CPU's std::tanh): no cancellation near the poles (the
+// form (sinh 2x + i sin 2y) / (cosh 2x + cos 2y) loses digits there); for
+// large |x| the limit sign(x) + i 4 sin y cos y e^(-2|x|). Special values as
+// glibc's: x = +-inf gives +-1 + i(+-0); y = inf or NaN gives x + i NaN for
+// x = +-0, else NaN + i NaN; x = NaN keeps y = 0.
 static inline T c_tanh(T a) {
-  if (fabs(a.x) > (R)20) return (T)(copysign((R)1, a.x), (R)4 * sin(a.y) * cos(a.y) * exp((R)-2 * fabs(a.x)));
-  const R d = cosh((R)2 * a.x) + cos((R)2 * a.y);
-  return (T)(sinh((R)2 * a.x) / d, sin((R)2 * a.y) / d);
+  if (isinf(a.x)) return (T)(copysign((R)1, a.x), copysign((R)0, isfinite(a.y) ? sin(a.y) * cos(a.y) : a.y));
+  if (isnan(a.x)) return (T)(a.x, a.y == (R)0 ? a.y : C_NAN);
+  if (!isfinite(a.y)) return (T)(a.x == (R)0 ? a.x : C_NAN, C_NAN);
+  const R sy = sin(a.y), cy = cos(a.y);
+  if (fabs(a.x) > (R)20) return (T)(copysign((R)1, a.x), (R)4 * sy * cy * exp((R)-2 * fabs(a.x)));
+  const R sx = sinh(a.x), den = sx * sx + cy * cy;
+  return (T)(sx * cosh(a.x) / den, sy * cy / den);
 }
 // tan(z) = -i tanh(iz)
 static inline T c_tan(T a) {
@@ -187,12 +207,8 @@ static inline T c_expm1(T z) {
 // (the CPU divides by the real constant)
 static inline T c_log2(T z) { return c_log(z) / C_LN2; }
 static inline T c_log10(T z) { return c_log(z) / (R)2.30258509299404568402; }
-// exp(z ln 2); e^(-inf + i (inf or NaN)) is +-0 (C99 Annex G), as the CPU
-static inline T c_exp2(T z) {
-  const T w = z * C_LN2;
-  if (w.x == -C_INF && !isfinite(w.y)) return (T)((R)0, copysign((R)0, w.y));
-  return c_exp(w);
-}
+// exp(z ln 2), as the CPU.
+static inline T c_exp2(T z) { return c_exp(z * C_LN2); }
 // sin(pi z) / (pi z), 1 at 0 (as the CPU's sinc).
 static inline T c_sinc(T z) {
   if (z.x == (R)0 && z.y == (R)0) return (T)((R)1, (R)0);
@@ -206,16 +222,9 @@ static inline T c_lerp(T a, T b, T w) {
   if (w.x * w.x + w.y * w.y < (R)0.25) return a + c_mul(w, b - a);
   return b - c_mul(b - a, (T)((R)1, (R)0) - w);
 }
-// std::exp of a c10::complex (glibc's cexp, C99 Annex G) where c_exp's
-// product form differs: e^(-inf + i(inf or NaN)) is +-0, e^(inf + i(inf or
-// NaN)) is inf + i NaN.
-static inline T c_exp_std(T a) {
-  if (isinf(a.x) && !isfinite(a.y)) return a.x < (R)0 ? (T)((R)0, copysign((R)0, a.y)) : (T)(C_INF, C_NAN);
-  return c_exp(a);
-}
 // logaddexp as the CPU's complex _log_add_exp_helper: ordered by real part,
 // NaN infectious, equal infinite real parts special-cased; its exps are
-// std::exp's (c_exp_std).
+// std::exp's (c_exp).
 static inline T c_logaddexp(T a, T b) {
   T mn, mx;
   if (isnan(b.x) || isnan(b.y)) { mn = b; mx = b; }
@@ -225,7 +234,7 @@ static inline T c_logaddexp(T a, T b) {
   if (isnan(mn.x) || isnan(mn.y)) return (T)(C_NAN, C_NAN);
   if (!isfinite(mn.x) && mn.x == mx.x) {
     if (mn.x < (R)0) return mn;
-    return c_log(c_exp_std(mn) + c_exp_std(mx));
+    return c_log(c_exp(mn) + c_exp(mx));
   }
-  return c_log1p(c_exp_std(mn - mx)) + mx;
+  return c_log1p(c_exp(mn - mx)) + mx;
 }

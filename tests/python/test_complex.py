@@ -216,6 +216,41 @@ def test_inverse_and_log_functions(strict, dtype):
 
 
 @pytest.mark.parametrize("dtype", CPLX, ids=dname)
+def test_exp_and_tanh_families(strict, dtype):
+    # Special values as glibc's cexp / ctanh (the CPU's std::exp / std::tanh):
+    # e^(inf + i inf) is inf + i NaN, e^(-inf + i NaN) is 0, tanh(inf + i NaN)
+    # is 1 + 0i (the product forms gave NaN + i NaN); sigmoid, tan and
+    # tanhshrink inherit them.
+    grid = torch.tensor([complex(a, b) for a in GRID_PARTS for b in GRID_PARTS], dtype=dtype)
+    values = torch.cat([rand(300, dtype=dtype) * 3, grid])
+    for fn in (torch.exp, torch.tanh, torch.tan, torch.sigmoid, torch.nn.functional.tanhshrink,
+               torch.nn.functional.silu):
+        check(fn, values)
+    # Near tanh's poles (x ~ 0, y ~ pi/2): sinh^2 x + cos^2 y, not cosh 2x + cos 2y
+    # (which cancels); against a complex128 computation.
+    x = torch.rand(500, dtype=torch.float64) * 1e-3
+    y = torch.pi / 2 + (torch.rand(500, dtype=torch.float64) - 0.5) * 1e-3
+    near_pole = torch.complex(x, y).to(dtype)
+    got = torch.tanh(near_pole.to("ocl")).cpu()
+    torch.testing.assert_close(got.to(torch.complex128), torch.tanh(near_pole.to(torch.complex128)),
+                               rtol=2e-6 if dtype == torch.complex64 else 1e-13, atol=0)
+
+
+@pytest.mark.parametrize("dtype", CPLX, ids=dname)
+def test_log_near_unit_circle(strict, dtype):
+    # log|z| for |z| ~ 1 as 0.5 log1p(|z|^2 - 1), as glibc's clog: log(hypot)
+    # lost the digits of the small result (log1p(1e-18 + 0.1i) in complex64 was
+    # 7e-6 off).
+    r = 1 + (torch.rand(400, dtype=torch.float64) - 0.5) * 2e-2
+    z = torch.polar(r, torch.rand(400, dtype=torch.float64) * 6.28).to(dtype)
+    tol = {"rtol": 2e-6, "atol": 0} if dtype == torch.complex64 else {"rtol": 1e-13, "atol": 0}
+    for fn in (torch.log, torch.log2, torch.log10):
+        check(fn, z, **tol)
+    small = torch.tensor([1e-18 + 0.1j, 0.1 + 1e-18j, 0.5j, 0.2 + 0.3j, -0.005 + 0.1j], dtype=dtype)
+    check(torch.log1p, small, **tol)
+
+
+@pytest.mark.parametrize("dtype", CPLX, ids=dname)
 def test_lerp_logical_and_other_binary(strict, dtype):
     a, b = rand(40, dtype=dtype), rand(40, dtype=dtype)
     check(lambda x, y: torch.lerp(x, y, 0.3), a, b)
