@@ -16,7 +16,6 @@
 namespace torch_ocl {
 namespace {
 
-constexpr int kMaxIndices = 8;  // MAX_IDX in kernels/index.cl
 
 struct BitsMacros {
   const char *bits, *from, *to;

@@ -11,6 +11,9 @@
 
 namespace torch_ocl {
 
+// Index operands one launch takes (MAX_IDX in kernels/index.cl).
+constexpr int kMaxIndices = 8;
+
 enum class IndexReduce { kCopy = 0, kSum = 1, kProd = 2, kMax = 3, kMin = 4 };
 
 // What the kernel does.

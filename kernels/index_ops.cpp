@@ -8,6 +8,7 @@
 // Bad indices are reported by the device-side flag at the next sync
 // (backend/device_checks.h), with the CPU's exception type and message.
 #include <ATen/ExpandUtils.h>
+#include <ATen/TensorUtils.h>
 #include <ATen/native/IndexKernel.h>
 #include <ATen/native/TensorAdvancedIndexing.h>
 #include <ATen/native/IndexingUtils.h>
@@ -246,8 +247,44 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
 // ---- index.Tensor: ATen's structured impl, whose meta returns the indexed
 // sizes and strides its impl needs ----------------------------------------------
 
+// ATen expands a k-dim boolean mask into k index tensors, more than one
+// launch takes for k > kMaxIndices (x[x > 0] of a 12-dim x). The mask picks
+// the same elements as the mask flattened from the same dims of self, flattened
+// too: one index operand. Returns nullopt when no rewrite is needed, or when
+// those dims cannot be viewed flat (the launcher then raises its limit).
+struct FlatMask {
+  Tensor self;
+  c10::List<std::optional<Tensor>> indices;
+};
+std::optional<FlatMask> flatten_wide_mask(const Tensor& self, const c10::List<std::optional<Tensor>>& indices) {
+  int64_t operands = 0, dim = 0, mask_dim = -1;
+  size_t mask_pos = 0;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const std::optional<Tensor> t = indices[i];
+    const bool mask = t && t->defined() && (t->scalar_type() == at::kBool || t->scalar_type() == at::kByte);
+    if (mask && t->dim() > 1 && mask_dim < 0) mask_dim = dim, mask_pos = i;
+    operands += mask ? t->dim() : (t && t->defined() ? 1 : 0);
+    dim += mask ? t->dim() : 1;
+  }
+  if (operands <= kMaxIndices || mask_dim < 0) return std::nullopt;
+  const Tensor mask = *indices.get(mask_pos);
+  const int64_t k = mask.dim();
+  if (mask_dim + k > self.dim() || mask.sizes() != self.sizes().slice(mask_dim, k)) return std::nullopt;  // ATen's error
+  std::vector<int64_t> shape(self.sizes().begin(), self.sizes().begin() + mask_dim);
+  shape.push_back(mask.numel());
+  shape.insert(shape.end(), self.sizes().begin() + mask_dim + k, self.sizes().end());
+  const auto strides = at::detail::computeStride(self.sizes(), self.strides(), shape);
+  if (!strides) return std::nullopt;
+  FlatMask flat{self.as_strided(shape, *strides), indices.copy()};
+  flat.indices.set(mask_pos, mask.reshape({mask.numel()}));
+  return flat;
+}
+
 template <Variant V>
-Tensor index_run(const Tensor& self, const c10::List<std::optional<Tensor>>& indices, const Tensor& out) {
+Tensor index_run(const Tensor& self_in, const c10::List<std::optional<Tensor>>& indices_in, const Tensor& out) {
+  const auto flat = flatten_wide_mask(self_in, indices_in);
+  const Tensor& self = flat ? flat->self : self_in;
+  const auto& indices = flat ? flat->indices : indices_in;
   OclStructured<at::native::structured_index_out> op(V, out);
   auto pre = op.meta(self, at::IOptTensorListRef(indices));
   op.impl(self, pre.sizes, pre.strides, op.outputs[0]);
@@ -259,6 +296,14 @@ Tensor index_functional(const Tensor& self, const c10::List<std::optional<Tensor
 Tensor& index_out(const Tensor& self, const c10::List<std::optional<Tensor>>& indices, Tensor& out) {
   index_run<Variant::Out>(self, indices, out);
   return out;
+}
+Tensor& index_put_impl(Tensor& self, const c10::List<std::optional<Tensor>>& indices, const Tensor& values,
+                       bool accumulate, bool unsafe) {
+  if (auto flat = flatten_wide_mask(self, indices)) {
+    at::native::_index_put_impl_(flat->self, flat->indices, values, accumulate, unsafe);
+    return self;
+  }
+  return at::native::_index_put_impl_(self, indices, values, accumulate, unsafe);
 }
 
 // ---- index_add / index_reduce / index_copy ------------------------------------
@@ -361,7 +406,7 @@ OCL_NATIVE_FN_C("index_select", &torch_ocl::index_select)
 OCL_NATIVE_FN_C("index_select.out", &torch_ocl::index_select_out)
 OCL_NATIVE_FN_C("index.Tensor", &torch_ocl::index_functional)
 OCL_NATIVE_FN_C("index.Tensor_out", &torch_ocl::index_out)
-OCL_NATIVE_FN_C("_index_put_impl_", &at::native::_index_put_impl_)
+OCL_NATIVE_FN_C("_index_put_impl_", &torch_ocl::index_put_impl)
 OCL_NATIVE_FN_C("index_fill_.int_Scalar",
               static_cast<Tensor& (*)(Tensor&, int64_t, const Tensor&, const c10::Scalar&)>(&at::native::index_fill_))
 OCL_NATIVE_FN_C("index_fill_.int_Tensor",

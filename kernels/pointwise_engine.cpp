@@ -86,6 +86,12 @@ std::string generate(const PointwiseOp& op, c10::ScalarType compute, c10::ArrayR
       s += "#define LOAD" + id + "(p, i) " + t.load + "\n";
     ++ntensors;
   }
+  // ROUND_OUT(v): v rounded to output 0's dtype and back (the CPU's Half /
+  // BFloat16 arithmetic rounds an intermediate result there: trunc(a / b)).
+  const c10::ScalarType out_dtype = operands[0].dtype;
+  s += out_dtype == c10::kHalf       ? "#define ROUND_OUT(v) pw_round_half(v)\n"
+       : out_dtype == c10::kBFloat16 ? "#define ROUND_OUT(v) bf16_to_float(float_to_bf16(v))\n"
+                                     : "#define ROUND_OUT(v) (v)\n";
   s += "typedef struct { long ndim; long sizes[" + std::to_string(dims) + "]; long strides[" +
        std::to_string(ntensors) + "][" + std::to_string(dims) + "]; } PwIndexer;\n";
   // One program holds both kernels: a cold compile of an op's dtype

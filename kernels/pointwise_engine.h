@@ -33,6 +33,7 @@ enum DtypeSet : uint8_t {
 //   T            the compute type: float for half/bfloat16/float, double,
 //                the integer type itself, uchar for bool; T_IS_FLOAT,
 //                T_IS_INTEGRAL, T_IS_BOOL, T_IS_SIGNED are defined to 0/1
+//   ROUND_OUT(v) v rounded to output 0's dtype (half / bfloat16) and back
 //   idx          the element's linear index in the iterator's order (for a
 //                nullary op over a contiguous output: its index in memory)
 //   helpers from kernels/pointwise_lib.cl (and kernels/<lib>.cl if set)

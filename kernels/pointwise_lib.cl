@@ -2,6 +2,13 @@
 // T is the compute type, T_IS_FLOAT / T_IS_INTEGRAL / T_IS_BOOL / T_IS_SIGNED
 // say what it is. Each follows the CPU kernel of the op it serves.
 
+// v rounded to half precision and back (ROUND_OUT of a half output).
+static inline float pw_round_half(float v) {
+  ushort h;
+  vstore_half(v, 0, (__private half*)&h);
+  return vload_half(0, (__private const half*)&h);
+}
+
 #if T_IS_FLOAT
 #define PW_NAN ((T)NAN)
 #define PW_INF ((T)INFINITY)

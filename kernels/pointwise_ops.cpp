@@ -301,7 +301,8 @@ OCL_POINTWISE_STUB(mul, mul_stub, .expr = "a * b", .ninputs = 2, .complex_expr =
 OCL_NATIVE_OP_C(structured_mul_out, "mul.Tensor", "mul_.Tensor", "mul.out")
 OCL_POINTWISE_STUB(div_true, div_true_stub, .expr = "a / b", .ninputs = 2, .dtypes = kFloating,
                    .complex_expr = "c_div(a, b)")
-OCL_POINTWISE_STUB(div_trunc, div_trunc_stub, .expr = "trunc(a / b)", .ninputs = 2, .dtypes = kNumbers,
+// (the quotient rounded to half / bfloat16 first, as the CPU and NumPy)
+OCL_POINTWISE_STUB(div_trunc, div_trunc_stub, .expr = "trunc(ROUND_OUT(a / b))", .ninputs = 2, .dtypes = kNumbers,
                    .int_expr = "pw_idiv(a, b)")
 OCL_POINTWISE_STUB(div_floor, div_floor_stub, .expr = "pw_div_floor(a, b)", .ninputs = 2, .dtypes = kNumbers)
 OCL_NATIVE_OP_C(structured_div_out, "div.Tensor", "div_.Tensor", "div.out")

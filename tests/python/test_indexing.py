@@ -191,6 +191,30 @@ def test_index_put_bool_mask_and_cpu_indices():
     close(yo[torch.tensor([1, 2])], y[torch.tensor([1, 2])])
 
 
+def test_masks_over_more_dims_than_one_launch_takes():
+    # ATen expands a k-dim mask into k index tensors; a launch takes 8. A mask
+    # over 12 dims (as make_tensor's exclude_zero writes) indexes the same
+    # elements flattened. Leading / trailing dims stay, a non-viewable layout
+    # raises the launcher's limit instead of writing into a copy.
+    x = make((2, 1, 3, 1, 2, 1, 2, 1, 2, 1, 2, 3), torch.float32)
+    for mask_of, lead in ((lambda t: t > 0, ()), (lambda t: t[0] > 0, (0,))):
+        y, yo = x.clone(), x.clone().to(D)
+        m = mask_of(y)
+        with torch.ocl.fallback_mode("error"):
+            close(yo[(*lead, m.to(D))], y[(*lead, m)])
+            y[(*lead, m)] = -1.0
+            yo[(*lead, m.to(D))] = -1.0
+            close(yo, y)
+            y.index_put_((*[torch.tensor(i) for i in lead], m), torch.tensor(0.5), accumulate=True)
+            yo.index_put_((*[torch.tensor(i).to(D) for i in lead], m.to(D)), torch.tensor(0.5).to(D), accumulate=True)
+            close(yo, y)
+    t = x.to(D).transpose(0, 11)
+    with pytest.raises(RuntimeError, match="handles 1 to 8 index tensors"), torch.ocl.fallback_mode("error"):
+        t[t > 0] = 0
+    g_cpu, g_ocl = grads(lambda t: t[x > 0] * 2, x)
+    close(g_ocl[0], g_cpu[0])
+
+
 # ---- autograd ------------------------------------------------------------------
 
 def grads(fn, *inputs):

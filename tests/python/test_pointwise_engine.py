@@ -459,6 +459,16 @@ def test_integer_division_signs():
             run_both(fn, a.to(dtype), b.to(dtype))
 
 
+def test_trunc_division_of_half_types_rounds_the_quotient_first():
+    # The CPU (and NumPy) truncate the quotient rounded to half / bfloat16:
+    # -211.5 / 1.449 = -145.94 rounds to -146 in half, which truncates to -146.
+    g = torch.Generator().manual_seed(0)
+    a, b = torch.randn(4000, generator=g) * 100, torch.randn(4000, generator=g) * 10
+    a[:2], b[:2] = torch.tensor([-211.5, 92.0]), torch.tensor([1.44921875, -0.06390380859375])
+    for dtype in (torch.float16, torch.bfloat16):
+        run_both(lambda x, y: torch.div(x, y, rounding_mode="trunc"), a.to(dtype), b.to(dtype))
+
+
 def test_shift_amounts_at_and_past_width():
     a = torch.tensor([1, -1, 5, -128, 127, 64, 3, -3], dtype=torch.int64)
     for dtype, bits in ((torch.int8, 8), (torch.uint8, 8), (torch.int32, 32), (torch.int64, 64)):
