@@ -39,7 +39,8 @@ static inline T c_exp(T a) {
 // (the CPU's std::log) keeps its precision there; else log(hypot).
 static inline R c_log_abs(T a) {
   const R h = fmax(fabs(a.x), fabs(a.y)), l = fmin(fabs(a.x), fabs(a.y));
-  if (h >= (R)0.5 && h <= (R)2) return (R)0.5 * log1p(fma(h - (R)1, h + (R)1, l * l));
+  if (h >= (R)0.5 && h <= (R)2 && !isnan(a.x) && !isnan(a.y))  // (fmax / fmin drop a NaN)
+    return (R)0.5 * log1p(fma(h - (R)1, h + (R)1, l * l));
   return log(c_abs(a));
 }
 static inline T c_log(T a) { return (T)(c_log_abs(a), c_arg(a)); }
@@ -82,8 +83,42 @@ static inline T c_tan(T a) {
   return (T)(t.y, -t.x);
 }
 static inline T c_sigmoid(T a) { return c_recip((T)((R)1, (R)0) + c_exp(-a)); }
-// a ** b = exp(b log a), as the CPU's tensor ** tensor kernel (0 ** b is NaN there too).
-static inline T c_pow(T a, T b) { return c_exp(c_mul(b, c_log(a))); }
+// The product as C's complex multiplication (C99 Annex G, GCC's __muldc3):
+// the naive product, except that a NaN + i NaN result from infinite operands
+// or overflowing partial products is recovered as an infinity.
+static inline T c_mul_c99(T p, T q) {
+  R a = p.x, b = p.y, c = q.x, d = q.y;
+  const R ac = a * c, bd = b * d, ad = a * d, bc = b * c;
+  T r = (T)(ac - bd, ad + bc);
+  if (!isnan(r.x) || !isnan(r.y)) return r;
+  int recalc = 0;
+  if (isinf(a) || isinf(b)) {
+    a = copysign(isinf(a) ? (R)1 : (R)0, a);
+    b = copysign(isinf(b) ? (R)1 : (R)0, b);
+    if (isnan(c)) c = copysign((R)0, c);
+    if (isnan(d)) d = copysign((R)0, d);
+    recalc = 1;
+  }
+  if (isinf(c) || isinf(d)) {
+    c = copysign(isinf(c) ? (R)1 : (R)0, c);
+    d = copysign(isinf(d) ? (R)1 : (R)0, d);
+    if (isnan(a)) a = copysign((R)0, a);
+    if (isnan(b)) b = copysign((R)0, b);
+    recalc = 1;
+  }
+  if (!recalc && (isinf(ac) || isinf(bd) || isinf(ad) || isinf(bc))) {
+    if (isnan(a)) a = copysign((R)0, a);
+    if (isnan(b)) b = copysign((R)0, b);
+    if (isnan(c)) c = copysign((R)0, c);
+    if (isnan(d)) d = copysign((R)0, d);
+    recalc = 1;
+  }
+  if (recalc) r = (T)(C_INF * (a * c - b * d), C_INF * (a * d + b * c));
+  return r;
+}
+// a ** b = exp(b log a) with C's complex product, as the CPU's tensor ** tensor
+// kernel (glibc's cpow through std::pow; 0 ** b is NaN there too).
+static inline T c_pow(T a, T b) { return c_exp(c_mul_c99(b, c_log(a))); }
 // pow(tensor, scalar) as the CPU's kernel: 2, 3 and -2 by products, 0.5 /
 // -0.5 / -1 by sqrt / rsqrt / reciprocal, others by exp(b log a).
 static inline T c_pow_scalar(T a, T b) {

@@ -226,6 +226,13 @@ def test_exp_and_tanh_families(strict, dtype):
     for fn in (torch.exp, torch.tanh, torch.tan, torch.sigmoid, torch.nn.functional.tanhshrink,
                torch.nn.functional.silu):
         check(fn, values)
+    # pow as glibc's cpow: exp(b log a) with C's complex product, whose
+    # infinities survive inf * NaN partial products ((inf + i inf) ** (inf + i NaN)
+    # is inf + i NaN, not NaN + i NaN).
+    ext = [complex(r, i) for r in (INF, -INF, NAN, 0.0, 1.0) for i in (INF, -INF, NAN, 0.0, 1.0)]
+    base = torch.tensor([x for x in ext for _ in ext], dtype=dtype)
+    expo = torch.tensor([y for _ in ext for y in ext], dtype=dtype)
+    check(torch.pow, base, expo)
     # Near tanh's poles (x ~ 0, y ~ pi/2): sinh^2 x + cos^2 y, not cosh 2x + cos 2y
     # (which cancels); against a complex128 computation.
     x = torch.rand(500, dtype=torch.float64) * 1e-3
