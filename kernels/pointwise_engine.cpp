@@ -137,7 +137,7 @@ std::string generate(const PointwiseOp& op, c10::ScalarType compute, c10::ArrayR
     for (int k = 0; k < noutputs; ++k) {
       const std::string id = std::to_string(k);
       std::string value = std::string("(") + (k == 0 ? expr : op.expr2) + ")";
-      if (!complex && is_complex_kernel_dtype(operands[k].dtype)) {  // a real result into a complex output: imaginary part 0
+      if ((!complex || op.truth_value) && is_complex_kernel_dtype(operands[k].dtype)) {  // a real result into a complex output: imaginary part 0
         const ClType& ot = engine_type(operands[k].dtype);
         value = std::string("((") + ot.compute + ")((" + ot.storage + ")" + value + ", (" + ot.storage + ")0))";
       }

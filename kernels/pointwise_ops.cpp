@@ -424,7 +424,7 @@ OCL_NATIVE_FN_C("logical_xor.out", &logical_binary_out<&at::native::logical_xor_
   OCL_NATIVE_OP(structured_##id##_Scalar_out, #id ".Scalar", #id "_.Scalar", #id ".Scalar_out")
 // eq / ne also compare complex numbers (the ordering comparisons raise for them, as on the CPU)
 #define OCL_EQUALITY(id, e, ce)                                                               \
-  OCL_POINTWISE_STUB(id, id##_stub, .expr = e, .ninputs = 2, .complex_expr = ce)             \
+  OCL_POINTWISE_STUB(id, id##_stub, .expr = e, .ninputs = 2, .complex_expr = ce, .truth_value = true) \
   OCL_NATIVE_OP_C(structured_##id##_Tensor_out, #id ".Tensor", #id "_.Tensor", #id ".Tensor_out") \
   OCL_NATIVE_OP_C(structured_##id##_Scalar_out, #id ".Scalar", #id "_.Scalar", #id ".Scalar_out")
 OCL_EQUALITY(eq, "a == b", "a.x == b.x && a.y == b.y")

@@ -328,6 +328,12 @@ def test_std_var(strict, dtype):
     # and imaginary parts into it): a real computation stored into complex.
     check(lambda x: torch.var(x, 1, out=torch.empty(0, dtype=x.dtype, device=x.device)), a)
     check(lambda x: torch.std(x, 0, keepdim=True, out=torch.empty(0, dtype=x.dtype, device=x.device)), a)
+    # A truth value (eq, ne) into a complex output (out=, in-place): (v, 0);
+    # the program failed to build.
+    b = a.clone()
+    b[::2] += 1
+    check(lambda x, y: torch.eq(x, y, out=torch.empty(0, dtype=x.dtype, device=x.device)), a, b)
+    check(lambda x, y: x.clone().ne_(y), a, b)
     check(lambda x: x.t().var(0), a)  # strided
     check(lambda x: x[:, ::3].std(1), a)
 
