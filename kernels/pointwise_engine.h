@@ -59,7 +59,7 @@ struct PointwiseOp {
                                     // this op family needs (e.g. "special_lib")
   const char* complex_expr = nullptr;  // output 0 for complex T (nullptr: no complex kernel);
                                        // register the op with OCL_NATIVE_OP_C / OCL_NATIVE_FN_C
-  bool truth_value = false;  // complex_expr is a truth value (eq, ne): a complex
+  bool truth_value = false;  // complex_expr is a truth value (eq, ne, logical_*): a complex
                              // output (out=, in-place) stores it as (v, 0)
 };
 

@@ -222,7 +222,7 @@ OCL_POINTWISE_STUB(angle, angle_stub, .expr = "isnan(a) ? a : (a < (T)0 ? PW_PI 
 OCL_NATIVE_FN_C("angle", &at::native::angle)
 OCL_NATIVE_FN_C("angle.out", &at::native::angle_out)
 OCL_POINTWISE_STUB(logical_not, logical_not_stub, .expr = "a == (T)0", .dtypes = kAllTypes,
-                   .complex_expr = "!c_truth(a)")
+                   .complex_expr = "!c_truth(a)", .truth_value = true)
 // logit(x, eps) and its backward: p0 = lo, p1 = hi, as the CPU rounds them to
 // the dtype (lo = eps, hi = 1 - lo in float16/bfloat16 arithmetic); eps < 0: no clamp.
 namespace {
@@ -388,34 +388,17 @@ OCL_SHIFT_DUNDERS(lshift)  // a << b: lshift_stub
 OCL_SHIFT_DUNDERS(rshift)
 // (complex operands: true when re or im is nonzero)
 OCL_POINTWISE_STUB(logical_and, logical_and_stub, .expr = "a != (T)0 && b != (T)0", .ninputs = 2,
-                   .complex_expr = "c_truth(a) && c_truth(b)")
+                   .complex_expr = "c_truth(a) && c_truth(b)", .truth_value = true)
 OCL_POINTWISE_STUB(logical_or, logical_or_stub, .expr = "a != (T)0 || b != (T)0", .ninputs = 2,
-                   .complex_expr = "c_truth(a) || c_truth(b)")
+                   .complex_expr = "c_truth(a) || c_truth(b)", .truth_value = true)
 OCL_POINTWISE_STUB(logical_xor, logical_xor_stub, .expr = "(a != (T)0) != (b != (T)0)", .ninputs = 2,
-                   .complex_expr = "c_truth(a) != c_truth(b)")
-// The kernels store a truth value: a complex result (logical_and_ of a complex
-// tensor, out= complex) is computed as bool and copied.
-namespace {
-Tensor& logical_not_out(const Tensor& self, Tensor& out) {
-  if (!out.is_complex()) return at::native::logical_not_out(self, out);
-  Tensor b = at::empty({0}, out.options().dtype(at::kBool));
-  at::native::logical_not_out(self, b);
-  at::native::resize_output(out, b.sizes());
-  return out.copy_(b);
-}
-template <Tensor& (*Out)(const Tensor&, const Tensor&, Tensor&)>
-Tensor& logical_binary_out(const Tensor& self, const Tensor& other, Tensor& out) {
-  if (!out.is_complex()) return Out(self, other, out);
-  Tensor b = at::empty({0}, out.options().dtype(at::kBool));
-  Out(self, other, b);
-  at::native::resize_output(out, b.sizes());
-  return out.copy_(b);
-}
-}  // namespace
-OCL_NATIVE_FN_C("logical_not.out", &logical_not_out)
-OCL_NATIVE_FN_C("logical_and.out", &logical_binary_out<&at::native::logical_and_out>)
-OCL_NATIVE_FN_C("logical_or.out", &logical_binary_out<&at::native::logical_or_out>)
-OCL_NATIVE_FN_C("logical_xor.out", &logical_binary_out<&at::native::logical_xor_out>)
+                   .complex_expr = "c_truth(a) != c_truth(b)", .truth_value = true)
+// (a complex result, logical_and_ of a complex tensor or out= complex, stores
+// the truth value as (v, 0): truth_value)
+OCL_NATIVE_FN_C("logical_not.out", &at::native::logical_not_out)
+OCL_NATIVE_FN_C("logical_and.out", &at::native::logical_and_out)
+OCL_NATIVE_FN_C("logical_or.out", &at::native::logical_or_out)
+OCL_NATIVE_FN_C("logical_xor.out", &at::native::logical_xor_out)
 
 // ---- comparisons (bool output; the .Scalar overloads wrap the scalar as a CPU operand) ----
 #define OCL_COMPARISON(id, e)                                                             \
