@@ -386,13 +386,7 @@ void Launch::run_items(size_t n) {
   if (n == 0) return;
   const size_t local = std::min<size_t>(256, cached_->work_group_size);
   const size_t total = (n + local - 1) / local * local;
-  cl_int err = fault_or(FaultPoint::EnqueueNDRangeKernel, [&] {
-    return clEnqueueNDRangeKernel(current_queue(device_), kernel_, 1, nullptr, &total, &local, 0, nullptr,
-                                  nullptr);
-  });
-  TORCH_CHECK(err == CL_SUCCESS, "OpenCL call clEnqueueNDRangeKernel(", name_, ") failed: ",
-              cl_error_name(err), " (", err, ")");
-  lock_.unlock();
+  enqueue(total, local);
 }
 
 void Launch::run(size_t global, size_t local) {
@@ -401,11 +395,18 @@ void Launch::run(size_t global, size_t local) {
   // Grid-stride kernels: cap the grid at 64K work groups.
   const size_t groups = std::min<size_t>((global + local - 1) / local, 65536);
   const size_t total = groups * local;
-  cl_command_queue q = current_queue(device_);
-  cl_int err = fault_or(FaultPoint::EnqueueNDRangeKernel,
-                        [&] { return clEnqueueNDRangeKernel(q, kernel_, 1, nullptr, &total, &local, 0, nullptr, nullptr); });
+  enqueue(total, local);
+}
+
+void Launch::enqueue(size_t total, size_t local) {
+  BatchedLaunch batched(device_);
+  const cl_int err = fault_or(FaultPoint::EnqueueNDRangeKernel, [&] {
+    return clEnqueueNDRangeKernel(batched.queue, kernel_, 1, nullptr, &total, &local, batched.num_wait, batched.wait,
+                                  nullptr);
+  });
   TORCH_CHECK(err == CL_SUCCESS, "OpenCL call clEnqueueNDRangeKernel(", name_, ") failed: ",
               cl_error_name(err), " (", err, ")");
+  batched.enqueued();
   lock_.unlock();
 }
 

@@ -162,6 +162,8 @@ class Launch {
   cl_kernel kernel_;
   std::unique_lock<std::mutex> lock_;
   void check_args_epoch();
+  // clEnqueueNDRangeKernel on the current stream, in its batch (BatchedLaunch).
+  void enqueue(size_t total, size_t local);
   cl_uint next_ = 0;
   const char* name_;
 };

@@ -66,6 +66,24 @@ bool selected(const DeviceInfo& d, size_t index, const char* filter) {
   return false;
 }
 
+// TORCH_OCL_SUBMIT_BATCH, or 32 for CPU devices and 1 elsewhere.
+int default_launch_batch(const DeviceInfo& d) {
+  if (const char* env = std::getenv("TORCH_OCL_SUBMIT_BATCH"); env && *env) return std::max(1, std::atoi(env));
+  return (d.type & CL_DEVICE_TYPE_CPU) ? 32 : 1;
+}
+
+}  // namespace
+
+// Unsubmitted launches of one queue: they all wait, directly or through their
+// predecessor, on `event` (a user event) until open_gate() completes it.
+struct Gate {
+  std::mutex mutex;
+  std::atomic<cl_event> event{nullptr};
+  int held = 0;  // launches enqueued behind `event`
+};
+
+namespace {
+
 struct Runtime {
   std::vector<DeviceInfo> devices;
   std::string error;
@@ -78,6 +96,8 @@ struct Runtime {
     std::atomic<uint64_t> handed{0}, finished{0};
   };
   std::vector<std::unique_ptr<std::array<Use, kNumStreams>>> uses;
+  std::vector<std::unique_ptr<std::array<Gate, kNumStreams>>> gates;
+  std::vector<int> launch_batch;  // per device, see BatchedLaunch
   std::vector<std::unique_ptr<std::atomic<int>>> next_pool, next_high_pool;
   std::mutex mutex;
 
@@ -142,6 +162,8 @@ struct Runtime {
       queues.push_back(std::make_unique<std::array<std::atomic<cl_command_queue>, kNumStreams>>());
       for (auto& q : *queues.back()) q.store(nullptr);
       uses.push_back(std::make_unique<std::array<Use, kNumStreams>>());
+      gates.push_back(std::make_unique<std::array<Gate, kNumStreams>>());
+      launch_batch.push_back(default_launch_batch(devices[i]));
     }
     for (size_t i = 0; i < devices.size(); ++i) {
       next_pool.push_back(std::make_unique<std::atomic<int>>(0));
@@ -277,10 +299,43 @@ cl_command_queue queue_of(c10::Stream stream) {
   return slot.load();
 }
 
+// Submits the launches held behind the gate (its lock held by the caller).
+void open_gate_locked(Gate& gate) {
+  cl_event ev = gate.event.load(std::memory_order_relaxed);
+  if (ev == nullptr) return;
+  gate.event.store(nullptr, std::memory_order_release);
+  gate.held = 0;
+  const cl_int err = clSetUserEventStatus(ev, CL_COMPLETE);
+  clReleaseEvent(ev);
+  TORCH_CHECK(err == CL_SUCCESS, "OpenCL call clSetUserEventStatus(gate, CL_COMPLETE) failed: ", cl_error_name(err),
+              " (", err, ")");
+}
+
+void open_gate(c10::DeviceIndex index, int id) {
+  Gate& gate = (*runtime().gates[index])[id];
+  if (gate.event.load(std::memory_order_acquire) == nullptr) return;  // the hot path: nothing held
+  std::lock_guard<std::mutex> lock(gate.mutex);
+  open_gate_locked(gate);
+}
+
+// At exit every held launch is submitted: the driver may wait for its queues.
+void open_all_gates_at_exit() {
+  auto& rt = runtime();
+  for (auto& device_gates : rt.gates)
+    for (auto& gate : *device_gates) {
+      std::lock_guard<std::mutex> lock(gate.mutex);
+      if (cl_event ev = gate.event.exchange(nullptr)) {
+        clSetUserEventStatus(ev, CL_COMPLETE);
+        clReleaseEvent(ev);
+      }
+    }
+}
+
 // clFinish of queue `id` of `index`, remembering what it covered.
 void finish_queue(c10::DeviceIndex index, int id, cl_command_queue q) {
   auto& use = (*runtime().uses[index])[id];
   const uint64_t handed = use.handed.load(std::memory_order_acquire);
+  open_gate(index, id);
   OCL_CHECK(clFinish(q));
   use.finished.store(handed, std::memory_order_release);
 }
@@ -289,7 +344,59 @@ void finish_queue(c10::DeviceIndex index, int id, cl_command_queue q) {
 cl_command_queue stream_queue(c10::Stream stream) {
   cl_command_queue q = queue_of(stream);
   (*runtime().uses[stream.device_index()])[stream.id()].handed.fetch_add(1, std::memory_order_acq_rel);
+  open_gate(stream.device_index(), static_cast<int>(stream.id()));
   return q;
+}
+
+BatchedLaunch::BatchedLaunch(c10::DeviceIndex index) {
+  const c10::Stream stream = current_stream(index);
+  queue = queue_of(stream);
+  index = stream.device_index();
+  auto& rt = runtime();
+  (*rt.uses[index])[stream.id()].handed.fetch_add(1, std::memory_order_acq_rel);
+  batch_ = rt.launch_batch[index];
+  if (batch_ <= 1) return;
+  gate_ = &(*rt.gates[index])[stream.id()];
+  gate_->mutex.lock();
+  cl_event ev = gate_->event.load(std::memory_order_relaxed);
+  if (ev == nullptr) {
+    static std::once_flag at_exit;
+    std::call_once(at_exit, [] { std::atexit(open_all_gates_at_exit); });
+    cl_int err = CL_SUCCESS;
+    ev = clCreateUserEvent(rt.devices[index].context, &err);
+    if (err != CL_SUCCESS) {  // no gate: this launch is submitted at once
+      gate_->mutex.unlock();
+      gate_ = nullptr;
+      return;
+    }
+    gate_->event.store(ev, std::memory_order_release);
+  }
+  if (gate_->held == 0) {  // the first launch behind the gate waits on it; the rest on their predecessor
+    first_wait_ = ev;
+    num_wait = 1;
+    wait = &first_wait_;
+  }
+}
+
+void BatchedLaunch::enqueued() {
+  if (gate_ != nullptr && ++gate_->held >= batch_) open_gate_locked(*gate_);
+}
+
+BatchedLaunch::~BatchedLaunch() {
+  if (gate_ != nullptr) gate_->mutex.unlock();
+}
+
+int launch_batch(c10::DeviceIndex index) {
+  if (index < 0) index = current_device_index();
+  check_device_index(index);
+  return runtime().launch_batch[index];
+}
+
+int held_launches(c10::DeviceIndex index) {
+  const c10::Stream stream = current_stream(index);
+  Gate& gate = (*runtime().gates[stream.device_index()])[stream.id()];
+  std::lock_guard<std::mutex> lock(gate.mutex);
+  return gate.event.load() == nullptr ? 0 : gate.held;
 }
 
 cl_command_queue current_queue(c10::DeviceIndex index) {

@@ -56,9 +56,46 @@ int stream_priority(c10::Stream stream);
 // Whether high-priority streams really get a higher device priority.
 bool has_priority_hints(c10::DeviceIndex index);
 void set_current_stream(c10::Stream stream);
+// The stream's queue for any command other than a Launch (copies, markers,
+// barriers, blocking reads, CLBlast): submits the launches the stream holds
+// back first (BatchedLaunch), so whatever waits on this queue afterwards
+// cannot wait on a held launch. Fetch the queue right before using it: a
+// handle kept across later Launches must be fetched again before blocking.
 cl_command_queue stream_queue(c10::Stream stream);
 // The queue of the current stream of `index` (or of the current device).
 cl_command_queue current_queue(c10::DeviceIndex index = -1);
+
+// Kernel launches are submitted in batches where waking the device for each
+// command costs more than a small kernel (CPU devices by default: PoCL wakes a
+// worker thread for every command that is ready when enqueued). The first
+// launch of a batch waits on a user event, the gate; the launches after it
+// wait on their predecessor in the in-order queue; the gate opens after
+// `launch_batch(index)` launches, at stream_queue() / current_queue() (every
+// other command, so every wait, event and host read) and at synchronize.
+// Used by Launch only: hold one across exactly one clEnqueueNDRangeKernel
+// with `queue`, `num_wait`, `wait`, then call enqueued() if it succeeded.
+class BatchedLaunch {
+ public:
+  explicit BatchedLaunch(c10::DeviceIndex index);
+  ~BatchedLaunch();
+  BatchedLaunch(const BatchedLaunch&) = delete;
+  BatchedLaunch& operator=(const BatchedLaunch&) = delete;
+  void enqueued();
+  cl_command_queue queue = nullptr;
+  cl_uint num_wait = 0;
+  const cl_event* wait = nullptr;
+
+ private:
+  struct Gate* gate_ = nullptr;
+  int batch_ = 1;
+  cl_event first_wait_ = nullptr;
+};
+// Launches per batch on device `index` (1: every launch is submitted at once).
+// TORCH_OCL_SUBMIT_BATCH=N sets it for every device; unset, CPU devices use
+// 32 and other devices 1.
+int launch_batch(c10::DeviceIndex index);
+// Launches held back on the current stream of `index` (0 after any submit).
+int held_launches(c10::DeviceIndex index = -1);
 void synchronize_device(c10::DeviceIndex index = -1);
 // clFinish of a stream's queue; afterwards stream_known_idle() is true until
 // stream_queue() hands the queue out for more work.

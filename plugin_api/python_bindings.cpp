@@ -122,6 +122,8 @@ PYBIND11_MODULE(_C, m) {
     raise_device_errors(static_cast<c10::DeviceIndex>(i));
   });
   m.def("device_properties", &device_properties);
+  m.def("launch_batch", [](int i) { return launch_batch(static_cast<c10::DeviceIndex>(i)); });
+  m.def("_held_launches", [](int i) { return held_launches(static_cast<c10::DeviceIndex>(i)); });
   // streams: (stream_id, device_index, device_type) triples, as torch.Stream packs them
   auto pack = [](c10::Stream s) {
     return py::make_tuple(s.id(), static_cast<int>(s.device_index()), static_cast<int>(s.device_type()));

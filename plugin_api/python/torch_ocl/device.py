@@ -11,7 +11,7 @@ from .streams import (Stream, Event, current_stream, default_stream, set_stream,
 
 __all__ = [
     "is_available", "device_count", "current_device", "set_device", "device",
-    "synchronize", "get_device_name", "get_device_properties", "manual_seed",
+    "synchronize", "launch_batch", "get_device_name", "get_device_properties", "manual_seed",
     "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state",
     "set_rng_state", "get_rng_state_all", "set_rng_state_all", "default_generators",
     "memory_allocated", "max_memory_allocated", "memory_reserved",
@@ -76,6 +76,15 @@ def device(device):
 
 def synchronize(device=None) -> None:
     _C.synchronize(_index(device))
+
+
+def launch_batch(device=None) -> int:
+    """Kernel launches the device's streams hold back and submit together
+    (1: each launch is submitted at once). Set by ``TORCH_OCL_SUBMIT_BATCH``;
+    by default 32 on CPU devices, 1 elsewhere. Anything that waits for or
+    orders against a stream (synchronize, ``.cpu()``, ``.item()``, events,
+    copies) submits what it holds first."""
+    return _C.launch_batch(_index(device))
 
 
 class _DeviceProperties:
