@@ -97,7 +97,7 @@ struct Runtime {
   };
   std::vector<std::unique_ptr<std::array<Use, kNumStreams>>> uses;
   std::vector<std::unique_ptr<std::array<Gate, kNumStreams>>> gates;
-  std::vector<int> launch_batch;  // per device, see BatchedLaunch
+  std::vector<std::unique_ptr<std::atomic<int>>> launch_batch;  // per device, see BatchedLaunch
   std::vector<std::unique_ptr<std::atomic<int>>> next_pool, next_high_pool;
   std::mutex mutex;
 
@@ -163,7 +163,7 @@ struct Runtime {
       for (auto& q : *queues.back()) q.store(nullptr);
       uses.push_back(std::make_unique<std::array<Use, kNumStreams>>());
       gates.push_back(std::make_unique<std::array<Gate, kNumStreams>>());
-      launch_batch.push_back(default_launch_batch(devices[i]));
+      launch_batch.push_back(std::make_unique<std::atomic<int>>(default_launch_batch(devices[i])));
     }
     for (size_t i = 0; i < devices.size(); ++i) {
       next_pool.push_back(std::make_unique<std::atomic<int>>(0));
@@ -354,7 +354,7 @@ BatchedLaunch::BatchedLaunch(c10::DeviceIndex index) {
   index = stream.device_index();
   auto& rt = runtime();
   (*rt.uses[index])[stream.id()].handed.fetch_add(1, std::memory_order_acq_rel);
-  batch_ = rt.launch_batch[index];
+  batch_ = rt.launch_batch[index]->load(std::memory_order_relaxed);
   if (batch_ <= 1) return;
   gate_ = &(*rt.gates[index])[stream.id()];
   gate_->mutex.lock();
@@ -389,7 +389,15 @@ BatchedLaunch::~BatchedLaunch() {
 int launch_batch(c10::DeviceIndex index) {
   if (index < 0) index = current_device_index();
   check_device_index(index);
-  return runtime().launch_batch[index];
+  return runtime().launch_batch[index]->load();
+}
+
+void set_launch_batch(c10::DeviceIndex index, int launches) {
+  if (index < 0) index = current_device_index();
+  check_device_index(index);
+  TORCH_CHECK(launches >= 1, "set_launch_batch: expected a batch of at least 1 launch, got ", launches);
+  runtime().launch_batch[index]->store(launches);
+  for (int id = 0; id < kNumStreams; ++id) open_gate(index, id);
 }
 
 int held_launches(c10::DeviceIndex index) {

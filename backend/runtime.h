@@ -94,6 +94,8 @@ class BatchedLaunch {
 // TORCH_OCL_SUBMIT_BATCH=N sets it for every device; unset, CPU devices use
 // 32 and other devices 1.
 int launch_batch(c10::DeviceIndex index);
+// Sets it (>= 1) and submits what the device's streams hold.
+void set_launch_batch(c10::DeviceIndex index, int launches);
 // Launches held back on the current stream of `index` (0 after any submit).
 int held_launches(c10::DeviceIndex index = -1);
 void synchronize_device(c10::DeviceIndex index = -1);

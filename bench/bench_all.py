@@ -210,6 +210,14 @@ def bench_latency(numel, iters, has_cuda):
         try:
             t_ocl = run_native(f"latency {name}", lambda: measure(f, a, b, _sync_ocl))
             row["ocl_us"] = t_ocl * 1e6
+            batch = torch.ocl.launch_batch()
+            row["launch_batch"] = batch
+            if batch > 1:  # the same op with every launch submitted at once (TORCH_OCL_SUBMIT_BATCH=1)
+                torch.ocl.set_launch_batch(1)
+                try:
+                    row["ocl_unbatched_us"] = measure(f, a, b, _sync_ocl) * 1e6
+                finally:
+                    torch.ocl.set_launch_batch(batch)
         except NotNative as e:
             t_ocl, row["ocl_status"] = None, str(e)
         t_cpu = measure(f, a_cpu, b_cpu, _sync_none)
@@ -546,6 +554,9 @@ def print_report(meta, mm, bw, lat, has_cuda):  # sections a-c
         if has_cuda:
             rc = f"{r['ratio_ocl_cuda']:>8.2f}" if "ratio_ocl_cuda" in r else f"{'-':>8}"
             line += f" {r['cuda_us']:>10.2f} {rc}"
+        if "ocl_unbatched_us" in r:
+            line += (f"   unbatched {r['ocl_unbatched_us']:.2f} us/op (launch batch {r['launch_batch']}: "
+                     f"{r['ocl_unbatched_us'] / r['ocl_us']:.2f}x faster)")
         if "ocl_status" in r:
             line += f"   ocl: {r['ocl_status']}"
         print(line)

@@ -143,6 +143,28 @@ def test_threads_share_a_stream_with_held_launches(run_python):
     """)
 
 
+def test_set_launch_batch_submits_and_changes_the_batch(run_python):
+    run_checked(run_python, """
+        x = launch(3, zeros(100))
+        assert held() == 3
+        torch.ocl.set_launch_batch(1)
+        assert held() == 0 and torch.ocl.launch_batch() == 1
+        x = launch(2, x)
+        assert held() == 0
+        torch.ocl.set_launch_batch(4)
+        x = launch(3, x)
+        assert held() == 3
+        x = launch(1, x)
+        assert held() == 0
+        try:
+            torch.ocl.set_launch_batch(0)
+            raise SystemExit("no error")
+        except RuntimeError as e:
+            assert "at least 1 launch" in str(e), e
+        assert torch.equal(x.cpu(), torch.full((100,), 9.0))
+    """)
+
+
 def test_default_batch_by_device_type():
     expected = 32 if torch.ocl.get_device_properties().type == "cpu" else 1
     import os

@@ -11,7 +11,7 @@ from .streams import (Stream, Event, current_stream, default_stream, set_stream,
 
 __all__ = [
     "is_available", "device_count", "current_device", "set_device", "device",
-    "synchronize", "launch_batch", "get_device_name", "get_device_properties", "manual_seed",
+    "synchronize", "launch_batch", "set_launch_batch", "get_device_name", "get_device_properties", "manual_seed",
     "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state",
     "set_rng_state", "get_rng_state_all", "set_rng_state_all", "default_generators",
     "memory_allocated", "max_memory_allocated", "memory_reserved",
@@ -85,6 +85,12 @@ def launch_batch(device=None) -> int:
     orders against a stream (synchronize, ``.cpu()``, ``.item()``, events,
     copies) submits what it holds first."""
     return _C.launch_batch(_index(device))
+
+
+def set_launch_batch(launches: int, device=None) -> None:
+    """Sets :func:`launch_batch` of a device (``1``: submit every launch at
+    once) and submits the launches its streams hold."""
+    _C.set_launch_batch(_index(device), int(launches))
 
 
 class _DeviceProperties:
