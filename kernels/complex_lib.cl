@@ -58,10 +58,56 @@ static inline T c_sgn(T a) {
   const R r = c_abs(a);
   return r == (R)0 ? (T)((R)0, (R)0) : (T)(a.x / r, a.y / r);
 }
-static inline T c_sin(T a) { return (T)(sin(a.x) * cosh(a.y), cos(a.x) * sinh(a.y)); }
-static inline T c_cos(T a) { return (T)(cos(a.x) * cosh(a.y), -sin(a.x) * sinh(a.y)); }
-static inline T c_sinh(T a) { return (T)(sinh(a.x) * cos(a.y), cosh(a.x) * sin(a.y)); }
-static inline T c_cosh(T a) { return (T)(cosh(a.x) * cos(a.y), sinh(a.x) * sin(a.y)); }
+// (sinh x cos y, cosh x sin y), or with `cosh_first` (cosh x cos y,
+// sinh x sin y). Past the overflow of sinh / cosh (|x| > t, t = 88 in float,
+// 709 in double) in glibc's steps, so that a representable product stays
+// finite and rounds as the CPU's: e^|x| / 2 = (e^t / 2) e^t ... e^(|x| - kt).
+static inline T c_hyp_cis(R x, R y, int cosh_first) {
+  const R sy = sin(y), cy = cos(y);
+  const R t = sizeof(R) == 4 ? (R)88 : (R)709;
+  if (fabs(x) <= t)
+    return cosh_first ? (T)(cosh(x) * cy, sinh(x) * sy) : (T)(sinh(x) * cy, cosh(x) * sy);
+  const R sign = copysign((R)1, x), et = exp(t);
+  R re = (cosh_first ? (R)1 : sign) * cy, im = (cosh_first ? sign : (R)1) * sy;
+  R rx = fabs(x) - t;
+  re *= et / (R)2;
+  im *= et / (R)2;
+  for (int k = 0; k < 2 && rx > t; ++k) {  // (glibc's second step, then its overflow)
+    rx -= t;
+    re *= et;
+    im *= et;
+  }
+  const R ev = rx > t ? (R)1 : exp(rx);
+  return (T)(ev * re, ev * im);
+}
+// sinh and cosh of x + iy as std::sinh / std::cosh of a c10::complex (glibc's
+// csinh / ccosh, C99 Annex G): the product forms sinh x cos y + i cosh x sin y
+// and cosh x cos y + i sinh x sin y, except where a factor is 0 and the other
+// infinite or NaN (a real or imaginary input, an infinite x): there the part
+// is that 0, and an infinite x with a non-finite y gives +inf + i NaN.
+static inline T c_sinh(T a) {
+  const R x = a.x, y = a.y;
+  if (y == (R)0) return (T)(isfinite(x) ? sinh(x) : x, y);
+  if (x == (R)0) return (T)(x, isfinite(y) ? sin(y) : y - y);
+  if (isinf(x) && !isfinite(y)) return (T)(C_INF, y - y);
+  return c_hyp_cis(x, y, 0);
+}
+static inline T c_cosh(T a) {
+  const R x = a.x, y = a.y;
+  if (y == (R)0) return (T)(isfinite(x) ? cosh(x) : fabs(x), isnan(x) ? y : copysign((R)1, x) * y);
+  if (x == (R)0) return (T)(isfinite(y) ? cos(y) : y - y, isfinite(y) ? x * sin(y) : x);
+  if (isinf(x) && !isfinite(y)) return (T)(C_INF, y - y);
+  return c_hyp_cis(x, y, 1);
+}
+// sin z = -i sinh(iz), cos z = cosh(iz) (how C99 defines csin / ccos),
+// except that glibc's csin gives NaN + i inf for any non-finite re with an
+// infinite im (the identity would give the sign of -re there).
+static inline T c_sin(T a) {
+  if (!isfinite(a.x) && isinf(a.y)) return (T)(C_NAN, C_INF);
+  const T s = c_sinh((T)(-a.y, a.x));
+  return (T)(s.y, -s.x);
+}
+static inline T c_cos(T a) { return c_cosh((T)(-a.y, a.x)); }
 // tanh(x + iy) = (sinh x cosh x + i sin y cos y) / (sinh^2 x + cos^2 y), as
 // glibc's ctanh (the CPU's std::tanh): no cancellation near the poles (the
 // form (sinh 2x + i sin 2y) / (cosh 2x + cos 2y) loses digits there); for

@@ -202,6 +202,12 @@ static inline T pw_gcd(T a, T b) {
 static inline T pw_lcm(T a, T b) {
   const T g = pw_gcd(a, b);
   if (g == (T)0) return (T)0;
+  // As the CPU's abs(a / g * b): a type narrower than int multiplies and takes
+  // the absolute value in int (C's promotions) before the result is narrowed.
+  if (sizeof(T) < sizeof(int)) {
+    const int p = (int)(a / g) * (int)b;
+    return (T)(p < 0 ? -p : p);
+  }
   T r = a / g * b;
 #if T_IS_SIGNED
   r = r < (T)0 ? (T)(0 - r) : r;

@@ -244,6 +244,22 @@ def test_exp_and_tanh_families(strict, dtype):
 
 
 @pytest.mark.parametrize("dtype", CPLX, ids=dname)
+def test_sin_cos_sinh_cosh_special_values(strict, dtype):
+    # As glibc's csin / ccos / csinh / ccosh (C99 Annex G): a zero part stays
+    # zero where the product forms multiply it by an infinity or NaN
+    # (sinh(inf + 0i) is inf + 0i, cosh(0 + i inf) is NaN + 0i, sin(100i) in
+    # complex64 is 0 + i inf), an infinite real part with a non-finite
+    # imaginary one gives inf + i NaN; and sinh x cos y stays finite past the
+    # overflow of sinh x where the product is representable (x ~ 89 in float,
+    # ~710 in double).
+    parts = GRID_PARTS + [88.5, 89.0, -89.2, 100.0, 709.5, -710.0, 1000.0]
+    grid = torch.tensor([complex(a, b) for a in parts for b in parts], dtype=dtype)
+    values = torch.cat([rand(300, dtype=dtype) * 3, grid])
+    for fn in (torch.sin, torch.cos, torch.sinh, torch.cosh):
+        check(fn, values)
+
+
+@pytest.mark.parametrize("dtype", CPLX, ids=dname)
 def test_log_near_unit_circle(strict, dtype):
     # log|z| for |z| ~ 1 as 0.5 log1p(|z|^2 - 1), as glibc's clog: log(hypot)
     # lost the digits of the small result (log1p(1e-18 + 0.1i) in complex64 was

@@ -484,6 +484,14 @@ def test_gcd_lcm_edge_values():
     for dtype in (torch.int32, torch.int64):
         run_both(torch.gcd, a.to(dtype), b.to(dtype))
         run_both(torch.lcm, a.to(dtype), b.to(dtype))
+    # lcm past the range of a narrow type: the CPU takes abs(a / g * b) in int
+    # (C's promotions) and narrows afterwards (-40000 -> 40000 -> -25536 in int16)
+    g = torch.Generator().manual_seed(0)
+    for dtype, hi in ((torch.int8, 127), (torch.int16, 32767), (torch.uint8, 255)):
+        lo = 0 if dtype == torch.uint8 else -hi
+        a = torch.randint(lo, hi + 1, (4000,), generator=g).to(dtype)
+        b = torch.randint(lo, hi + 1, (4000,), generator=g).to(dtype)
+        run_both(torch.lcm, a, b)
 
 
 def test_pow_overloads():
