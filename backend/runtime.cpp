@@ -80,6 +80,10 @@ struct Gate {
   std::mutex mutex;
   std::atomic<cl_event> event{nullptr};
   int held = 0;  // launches enqueued behind `event`
+  // Threads in clFinish of the queue. clFinish waits until the queue is empty,
+  // launches enqueued after it began included: while it runs, no launch is held
+  // (another thread's held launch could keep it waiting forever).
+  std::atomic<int> finishing{0};
 };
 
 namespace {
@@ -335,7 +339,16 @@ void open_all_gates_at_exit() {
 void finish_queue(c10::DeviceIndex index, int id, cl_command_queue q) {
   auto& use = (*runtime().uses[index])[id];
   const uint64_t handed = use.handed.load(std::memory_order_acquire);
-  open_gate(index, id);
+  Gate& gate = (*runtime().gates[index])[id];
+  gate.finishing.fetch_add(1);
+  struct Done {
+    Gate& gate;
+    ~Done() { gate.finishing.fetch_sub(1); }
+  } done{gate};
+  {
+    std::lock_guard<std::mutex> lock(gate.mutex);
+    open_gate_locked(gate);
+  }
   OCL_CHECK(clFinish(q));
   use.finished.store(handed, std::memory_order_release);
 }
@@ -356,26 +369,28 @@ BatchedLaunch::BatchedLaunch(c10::DeviceIndex index) {
   (*rt.uses[index])[stream.id()].handed.fetch_add(1, std::memory_order_acq_rel);
   batch_ = rt.launch_batch[index]->load(std::memory_order_relaxed);
   if (batch_ <= 1) return;
-  gate_ = &(*rt.gates[index])[stream.id()];
-  gate_->mutex.lock();
-  cl_event ev = gate_->event.load(std::memory_order_relaxed);
+  Gate& gate = (*rt.gates[index])[stream.id()];
+  std::unique_lock<std::mutex> lock(gate.mutex);
+  if (gate.finishing.load() > 0) {  // another thread waits for the queue to drain: submit at once
+    open_gate_locked(gate);
+    return;
+  }
+  cl_event ev = gate.event.load(std::memory_order_relaxed);
   if (ev == nullptr) {
     static std::once_flag at_exit;
     std::call_once(at_exit, [] { std::atexit(open_all_gates_at_exit); });
     cl_int err = CL_SUCCESS;
     ev = clCreateUserEvent(rt.devices[index].context, &err);
-    if (err != CL_SUCCESS) {  // no gate: this launch is submitted at once
-      gate_->mutex.unlock();
-      gate_ = nullptr;
-      return;
-    }
-    gate_->event.store(ev, std::memory_order_release);
+    if (err != CL_SUCCESS) return;  // no gate: this launch is submitted at once
+    gate.event.store(ev, std::memory_order_release);
   }
-  if (gate_->held == 0) {  // the first launch behind the gate waits on it; the rest on their predecessor
+  if (gate.held == 0) {  // the first launch behind the gate waits on it; the rest on their predecessor
     first_wait_ = ev;
     num_wait = 1;
     wait = &first_wait_;
   }
+  gate_ = &gate;
+  lock.release();  // unlocked by the destructor
 }
 
 void BatchedLaunch::enqueued() {

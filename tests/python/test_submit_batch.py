@@ -143,6 +143,31 @@ def test_threads_share_a_stream_with_held_launches(run_python):
     """)
 
 
+def test_launches_during_another_threads_synchronize_are_not_held(run_python):
+    # clFinish waits until the queue is empty, launches enqueued after it began
+    # included: a launch held while thread B synchronizes would keep B waiting
+    # for as long as thread A launches nothing more (here A waits for B).
+    run_checked(run_python, """
+        import threading, time
+        m = torch.randn(2000, 2000, device="ocl")
+        x = zeros(1000)                   # (synchronizes)
+        big = m @ m                       # keeps the queue busy while B synchronizes
+        finished = threading.Event()
+        def b():
+            torch.ocl.synchronize()
+            finished.set()
+        t = threading.Thread(target=b)
+        t.start()
+        time.sleep(0.02)                  # B is in clFinish now (the product takes longer)
+        x = launch(3, x)
+        ok = finished.wait(60)
+        torch.ocl.synchronize()           # (releases B if the launches were held)
+        t.join()
+        assert ok, "synchronize in another thread waited for launches held after it began"
+        assert torch.equal(x.cpu(), torch.full((1000,), 3.0))
+    """)
+
+
 def test_set_launch_batch_submits_and_changes_the_batch(run_python):
     run_checked(run_python, """
         x = launch(3, zeros(100))
