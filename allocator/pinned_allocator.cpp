@@ -45,7 +45,11 @@ void free_pinned(void* ptr) {
   if (err != CL_SUCCESS)
     TORCH_WARN("torch_ocl: OpenCL call clEnqueueUnmapMemObject failed while freeing pinned memory: ",
                cl_error_name(err), " (", err, ")");
-  clFinish(q);
+  try {
+    finish_stream(default_stream(0));  // (the unmap; as synchronize: launches of other threads are not held meanwhile)
+  } catch (const std::exception& e) {
+    TORCH_WARN("torch_ocl: ", e.what(), " while freeing pinned memory");
+  }
   forget_kernel_args();
   clReleaseMemObject(b.mem);
 }
