@@ -87,7 +87,9 @@ struct GeneratedKernel {
 // An argument value as last set on a cl_kernel (size 0: unknown).
 struct KernelArgValue {
   uint32_t size = 0;
-  alignas(8) unsigned char bytes[16];
+  // Scalars, buffers, and packed size / offset heads of up to 7 longs
+  // (the pointwise kernels' PwHead).
+  alignas(8) unsigned char bytes[56];
 };
 struct CachedKernel {
   cl_kernel kernel = nullptr;

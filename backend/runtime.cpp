@@ -322,18 +322,23 @@ void open_gate(c10::DeviceIndex index, int id) {
   open_gate_locked(gate);
 }
 
-// At exit every held launch is submitted: the driver may wait for its queues.
-void open_all_gates_at_exit() {
+}  // namespace
+
+void finish_held_launches() {
   auto& rt = runtime();
-  for (auto& device_gates : rt.gates)
-    for (auto& gate : *device_gates) {
+  for (size_t d = 0; d < rt.gates.size(); ++d)
+    for (int id = 0; id < kNumStreams; ++id) {
+      Gate& gate = (*rt.gates[d])[id];
       std::lock_guard<std::mutex> lock(gate.mutex);
       if (cl_event ev = gate.event.exchange(nullptr)) {
         clSetUserEventStatus(ev, CL_COMPLETE);
         clReleaseEvent(ev);
+        if (cl_command_queue q = (*rt.queues[d])[id].load()) clFinish(q);
       }
     }
 }
+
+namespace {
 
 // clFinish of queue `id` of `index`, remembering what it covered.
 void finish_queue(c10::DeviceIndex index, int id, cl_command_queue q) {
@@ -378,7 +383,7 @@ BatchedLaunch::BatchedLaunch(c10::DeviceIndex index) {
   cl_event ev = gate.event.load(std::memory_order_relaxed);
   if (ev == nullptr) {
     static std::once_flag at_exit;
-    std::call_once(at_exit, [] { std::atexit(open_all_gates_at_exit); });
+    std::call_once(at_exit, [] { std::atexit(finish_held_launches); });
     cl_int err = CL_SUCCESS;
     ev = clCreateUserEvent(rt.devices[index].context, &err);
     if (err != CL_SUCCESS) return;  // no gate: this launch is submitted at once

@@ -96,6 +96,12 @@ class BatchedLaunch {
 int launch_batch(c10::DeviceIndex index);
 // Sets it (>= 1) and submits what the device's streams hold.
 void set_launch_batch(c10::DeviceIndex index, int launches);
+// Submits what every stream holds and waits for those queues. Runs at exit:
+// from Python's atexit (torch_ocl registers it on import: before any C exit
+// handler, so before LLVM's static destructors, which PoCL's worker threads
+// need to compile a kernel on its first run) and from a C atexit handler
+// registered with the first held launch (C++ programs).
+void finish_held_launches();
 // Launches held back on the current stream of `index` (0 after any submit).
 int held_launches(c10::DeviceIndex index = -1);
 void synchronize_device(c10::DeviceIndex index = -1);

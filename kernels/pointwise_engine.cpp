@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 
+#include "backend/device_ptr.h"
 #include "backend/kernel_launch.h"
 #include "backend/program_cache.h"
 #include "backend/runtime.h"
@@ -94,22 +95,27 @@ std::string generate(const PointwiseOp& op, c10::ScalarType compute, c10::ArrayR
                                      : "#define ROUND_OUT(v) (v)\n";
   s += "typedef struct { long ndim; long sizes[" + std::to_string(dims) + "]; long strides[" +
        std::to_string(ntensors) + "][" + std::to_string(dims) + "]; } PwIndexer;\n";
+  // The element count and the tensors' byte offsets in one argument (PwHead):
+  // PoCL copies every kernel argument into a block of its own per launch.
+  s += "typedef struct { long n; ulong off[" + std::to_string(ntensors) + "]; } PwHead;\n";
   // One program holds both kernels: a cold compile of an op's dtype
   // combination serves its contiguous and its strided launches.
   for (const bool strided : {false, true}) {
     const int vec = strided ? 1 : contiguous_vec;
-    s += std::string("__kernel void ") + (strided ? kStridedKernel : kContiguousKernel) + "(long n_";
+    s += std::string("__kernel void ") + (strided ? kStridedKernel : kContiguousKernel) + "(PwHead h_";
     if (strided) s += ", PwIndexer ix_";
     for (size_t k = 0; k < operands.size(); ++k) {
       const std::string id = std::to_string(k);
       if (operands[k].cpu_scalar)
         s += ", T s" + id + "_";
       else
-        s += ", __global char* buf" + id + "_, ulong boff" + id + "_";
+        s += ", __global char* buf" + id + "_";
     }
     for (size_t p = 0; op.params[p]; ++p)
       s += std::string(", ") + param_type(op.params[p], compute) + " p" + std::to_string(p);
-    s += ") {\n";
+    s += ") {\n  const long n_ = h_.n;\n";
+    for (size_t k = 0, t = 0; k < operands.size(); ++k)
+      if (!operands[k].cpu_scalar) s += "  const ulong boff" + std::to_string(k) + "_ = h_.off[" + std::to_string(t++) + "];\n";
     // The per-element statements, over element index i_.
     std::string body = "  const long idx = i_;\n";
     // Element offsets of the tensor operands.
@@ -259,7 +265,16 @@ void run_pointwise(at::TensorIteratorBase& iter, const PointwiseOp& op,
       });
   Launch launch(device, kernel);
   const int64_t n = iter.numel();
-  launch.value<cl_long>(n);
+  std::array<int64_t, 1 + kMaxPwOperands> head{n};
+  std::array<cl_mem, kMaxPwOperands> buffers{};
+  for (int k = 0, t = 0; k < nops; ++k) {
+    if (operands[k].cpu_scalar) continue;
+    // the data pointer, not the tensor: metas may build iterators over temporaries
+    const DeviceBuffer b = resolve_device_ptr(iter.data_ptr(k));
+    buffers[t] = b.buffer;
+    head[1 + t++] = static_cast<int64_t>(b.offset);
+  }
+  launch.raw(sizeof(int64_t) * (1 + ntensors), head.data());
   if (strided) {
     std::array<int64_t, 1 + 25 + kMaxPwOperands * 25> ix{};
     ix[0] = iter.ndim();
@@ -273,11 +288,11 @@ void run_pointwise(at::TensorIteratorBase& iter, const PointwiseOp& op,
     }
     launch.raw(sizeof(int64_t) * (1 + dims + ntensors * dims), ix.data());
   }
-  for (int k = 0; k < nops; ++k) {
+  for (int k = 0, t = 0; k < nops; ++k) {
     if (operands[k].cpu_scalar)
       launch.scalar(cpu_scalar_value(iter, k, compute), compute);
-    else  // the data pointer, not the tensor: metas may build iterators over temporaries
-      launch.device_pointer(iter.data_ptr(k));
+    else
+      launch.raw(sizeof(cl_mem), &buffers[t++]);
   }
   size_t p = 0;
   for (const auto& v : params) push_param(launch, op.params[p++], v, compute);

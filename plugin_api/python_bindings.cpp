@@ -124,6 +124,10 @@ PYBIND11_MODULE(_C, m) {
   m.def("device_properties", &device_properties);
   m.def("launch_batch", [](int i) { return launch_batch(static_cast<c10::DeviceIndex>(i)); });
   m.def("set_launch_batch", [](int i, int n) { set_launch_batch(static_cast<c10::DeviceIndex>(i), n); });
+  m.def("_finish_held_launches", [] {
+    py::gil_scoped_release release;
+    finish_held_launches();
+  });
   m.def("_held_launches", [](int i) { return held_launches(static_cast<c10::DeviceIndex>(i)); });
   // streams: (stream_id, device_index, device_type) triples, as torch.Stream packs them
   auto pack = [](c10::Stream s) {

@@ -20,6 +20,12 @@ def _autoload():
 import torch  # noqa: E402
 
 from . import _C  # loads libtorch_ocl.so: dispatcher registrations, hooks, allocator
+import atexit as _atexit  # noqa: E402
+
+# Launches a stream still holds (batched submission) run and finish while the
+# process is whole: started by a C exit handler they could need a kernel
+# compiled after LLVM's static destructors ran.
+_atexit.register(_C._finish_held_launches)
 
 torch.utils.rename_privateuse1_backend("ocl")
 
