@@ -303,14 +303,19 @@ cl_command_queue queue_of(c10::Stream stream) {
   return slot.load();
 }
 
-// Submits the launches held behind the gate (its lock held by the caller).
-void open_gate_locked(Gate& gate) {
-  cl_event ev = gate.event.load(std::memory_order_relaxed);
-  if (ev == nullptr) return;
-  gate.event.store(nullptr, std::memory_order_release);
+// Completes and drops the gate's event, if any (its lock held by the caller):
+// the held launches are submitted. Returns clSetUserEventStatus's result.
+cl_int complete_gate(Gate& gate) noexcept {
+  cl_event ev = gate.event.exchange(nullptr, std::memory_order_acq_rel);
   gate.held = 0;
+  if (ev == nullptr) return CL_SUCCESS;
   const cl_int err = clSetUserEventStatus(ev, CL_COMPLETE);
   clReleaseEvent(ev);
+  return err;
+}
+
+void open_gate_locked(Gate& gate) {
+  const cl_int err = complete_gate(gate);
   TORCH_CHECK(err == CL_SUCCESS, "OpenCL call clSetUserEventStatus(gate, CL_COMPLETE) failed: ", cl_error_name(err),
               " (", err, ")");
 }
@@ -330,11 +335,9 @@ void finish_held_launches() {
     for (int id = 0; id < kNumStreams; ++id) {
       Gate& gate = (*rt.gates[d])[id];
       std::lock_guard<std::mutex> lock(gate.mutex);
-      if (cl_event ev = gate.event.exchange(nullptr)) {
-        clSetUserEventStatus(ev, CL_COMPLETE);
-        clReleaseEvent(ev);
-        if (cl_command_queue q = (*rt.queues[d])[id].load()) clFinish(q);
-      }
+      if (gate.event.load() == nullptr) continue;
+      complete_gate(gate);  // (no exception at exit)
+      if (cl_command_queue q = (*rt.queues[d])[id].load()) clFinish(q);
     }
 }
 
@@ -350,7 +353,7 @@ void finish_queue(c10::DeviceIndex index, int id, cl_command_queue q) {
     Gate& gate;
     ~Done() { gate.finishing.fetch_sub(1); }
   } done{gate};
-  {
+  {  // under the lock, not open_gate()'s unlocked look: a gate created just before `finishing` rose is seen
     std::lock_guard<std::mutex> lock(gate.mutex);
     open_gate_locked(gate);
   }
