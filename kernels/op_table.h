@@ -112,23 +112,37 @@ void register_guarded(torch::Library& m, const char* schema) {
   }
 
 // functional / in-place / out= of ATen's structured impl `Native` (in at::native).
-#define OCL_NATIVE_OP(Native, functional, inplace, out)                            \
-  TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {                                       \
-    ::torch_ocl::register_native<at::native::Native>(m, functional, inplace, out); \
+// An optional last argument, OCL_DIRECT(id) (or OCL_DIRECT_NEGATED(id)), says
+// that Native's impl() is one call of kernel k_<id>'s stub with the op's
+// tensors as inputs and its Scalars as parameters (negated): same-shape
+// contiguous floating calls then launch k_<id> without a TensorIterator
+// (DirectPointwise in kernels/pointwise_engine.h).
+#define OCL_NATIVE_OP(Native, functional, inplace, out, ...)                                             \
+  TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {                                                             \
+    ::torch_ocl::register_native<at::native::Native>(m, functional, inplace, out,                        \
+                                                     ::torch_ocl::KernelGate::kReal __VA_OPT__(, ) __VA_ARGS__); \
   }
 
 // The same for an op whose kernels also take complex64/128 (KernelGate::kComplex).
-#define OCL_NATIVE_OP_C(Native, functional, inplace, out)                                                  \
-  TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {                                                               \
-    ::torch_ocl::register_native<at::native::Native>(m, functional, inplace, out,                          \
-                                                     ::torch_ocl::KernelGate::kComplex);                   \
+#define OCL_NATIVE_OP_C(Native, functional, inplace, out, ...)                                           \
+  TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {                                                             \
+    ::torch_ocl::register_native<at::native::Native>(m, functional, inplace, out,                        \
+                                                     ::torch_ocl::KernelGate::kComplex __VA_OPT__(, ) __VA_ARGS__); \
   }
+#define OCL_DIRECT(id) ::torch_ocl::DirectPointwise{&k_##id}
+#define OCL_DIRECT_NEGATED(id) ::torch_ocl::DirectPointwise{&k_##id, true}
 
-// The common row: op `id` with stub id_stub and ATen impl structured_id_out.
+// The common row: op `id` with stub id_stub and ATen impl structured_id_out
+// (one call of the stub: the direct path too).
 #define OCL_UNARY(id, ...)                   \
   OCL_POINTWISE_STUB(id, id##_stub, __VA_ARGS__) \
-  OCL_NATIVE_OP(structured_##id##_out, #id, #id "_", #id ".out")
+  OCL_NATIVE_OP(structured_##id##_out, #id, #id "_", #id ".out", OCL_DIRECT(id))
 // The same for a row with a complex_expr.
 #define OCL_UNARY_C(id, ...)                     \
   OCL_POINTWISE_STUB(id, id##_stub, __VA_ARGS__) \
-  OCL_NATIVE_OP_C(structured_##id##_out, #id, #id "_", #id ".out")
+  OCL_NATIVE_OP_C(structured_##id##_out, #id, #id "_", #id ".out", OCL_DIRECT(id))
+// A unary op with a bool result (signbit, isposinf): no direct path, whose
+// output takes its input's dtype.
+#define OCL_UNARY_PREDICATE(id, ...)             \
+  OCL_POINTWISE_STUB(id, id##_stub, __VA_ARGS__) \
+  OCL_NATIVE_OP(structured_##id##_out, #id, #id "_", #id ".out")

@@ -1,11 +1,14 @@
 #include "kernels/pointwise_engine.h"
 
 #include <ATen/Dispatch.h>
+#include <ATen/MemoryOverlap.h>
 #include <ATen/OpMathType.h>
 #include <c10/util/SmallVector.h>
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +18,7 @@
 #include "backend/kernel_launch.h"
 #include "backend/program_cache.h"
 #include "backend/runtime.h"
+#include "kernels/tensor_ops.h"
 
 namespace torch_ocl {
 namespace {
@@ -209,6 +213,79 @@ void check_op_dtype(const PointwiseOp& op, c10::ScalarType dtype) {
                               c10::toString(dtype), "'");
 }
 
+namespace {
+
+// One launch of op's generated kernel over n elements. operands: outputs
+// first; data: each tensor operand's device pointer (CPU scalars: unused).
+// iter (nullptr on the direct path) supplies CPU scalar values and, when
+// `strided`, the shape and strides.
+void launch_generated(const PointwiseOp& op, c10::DeviceIndex device, c10::ScalarType compute,
+                      c10::ArrayRef<Operand> operands, int noutputs, c10::ArrayRef<const void*> data, int64_t n,
+                      bool strided, at::TensorIteratorBase* iter, c10::ArrayRef<c10::Scalar> params) {
+  const int nops = static_cast<int>(operands.size());
+  int ntensors = 0;
+  uint64_t lo = static_cast<uint64_t>(compute);
+  for (int k = 0; k < nops; ++k) {
+    ntensors += !operands[k].cpu_scalar;
+    lo |= static_cast<uint64_t>(static_cast<int>(operands[k].dtype) | (operands[k].cpu_scalar << 6)) << (7 + 7 * k);
+  }
+  lo |= static_cast<uint64_t>(strided) << 63;
+  const int dims = max_dims(ntensors);
+  const int vec = strided ? 1 : pointwise_block(device);
+  if (strided)
+    TORCH_CHECK(iter->ndim() <= dims, "torch_ocl: ", op.name, " handles at most ", dims,
+                " non-coalescable dims with ", ntensors, " tensors, got ", iter->ndim());
+
+  CachedKernel& kernel = cached_kernel(
+      device, {reinterpret_cast<uint64_t>(&op), lo}, [&] {
+        GeneratedKernel g{std::string("pw_") + op.name,
+                          generate(op, compute, operands, noutputs, dims, pointwise_block(device)),
+                          strided ? kStridedKernel : kContiguousKernel};
+        if (std::getenv("TORCH_OCL_DUMP_KERNELS")) fprintf(stderr, "%s\n", g.source.c_str());
+        return g;
+      });
+  Launch launch(device, kernel);
+  std::array<int64_t, 1 + kMaxPwOperands> head{n};
+  std::array<cl_mem, kMaxPwOperands> buffers{};
+  for (int k = 0, t = 0; k < nops; ++k) {
+    if (operands[k].cpu_scalar) continue;
+    const DeviceBuffer b = resolve_device_ptr(data[k]);
+    buffers[t] = b.buffer;
+    head[1 + t++] = static_cast<int64_t>(b.offset);
+  }
+  launch.raw(sizeof(int64_t) * (1 + ntensors), head.data());
+  if (strided) {
+    std::array<int64_t, 1 + 25 + kMaxPwOperands * 25> ix{};
+    ix[0] = iter->ndim();
+    for (int d = 0; d < iter->ndim(); ++d) ix[1 + d] = iter->shape()[d];
+    int t = 0;
+    for (int k = 0; k < nops; ++k) {
+      if (operands[k].cpu_scalar) continue;
+      for (int d = 0; d < iter->ndim(); ++d)
+        ix[1 + dims + t * dims + d] = iter->strides(k)[d] / static_cast<int64_t>(iter->element_size(k));
+      ++t;
+    }
+    launch.raw(sizeof(int64_t) * (1 + dims + ntensors * dims), ix.data());
+  }
+  for (int k = 0, t = 0; k < nops; ++k) {
+    if (operands[k].cpu_scalar)
+      launch.scalar(cpu_scalar_value(*iter, k, compute), compute);
+    else
+      launch.raw(sizeof(cl_mem), &buffers[t++]);
+  }
+  size_t p = 0;
+  for (const auto& v : params) push_param(launch, op.params[p++], v, compute);
+  launch.run_items(static_cast<size_t>((n + vec - 1) / vec));
+}
+
+thread_local size_t tls_direct_launches = 0;
+std::atomic<bool> direct_enabled{[] {
+  const char* e = std::getenv("TORCH_OCL_DIRECT_POINTWISE");
+  return !(e && std::string(e) == "0");
+}()};
+
+}  // namespace
+
 void run_pointwise(at::TensorIteratorBase& iter, const PointwiseOp& op,
                    std::initializer_list<c10::Scalar> params,
                    std::optional<c10::ScalarType> compute_opt) {
@@ -230,9 +307,8 @@ void run_pointwise(at::TensorIteratorBase& iter, const PointwiseOp& op,
 
   const int nops = iter.ntensors();
   c10::SmallVector<Operand, kMaxPwOperands> operands(nops);  // no heap allocation per launch
+  std::array<const void*, kMaxPwOperands> data{};
   bool contiguous = iter.ndim() <= 1;
-  int ntensors = 0;
-  uint64_t lo = static_cast<uint64_t>(compute);
   for (int k = 0; k < nops; ++k) {
     operands[k] = {iter.dtype(k), k >= noutputs && iter.is_cpu_scalar(k)};
     if (!operands[k].cpu_scalar) {
@@ -242,61 +318,70 @@ void run_pointwise(at::TensorIteratorBase& iter, const PointwiseOp& op,
       TORCH_CHECK_NOT_IMPLEMENTED(k < noutputs || !is_complex_kernel_dtype(operands[k].dtype) || is_complex_kernel_dtype(compute), "\"", op.name,
                                   "\" not implemented for '", c10::toString(operands[k].dtype), "' operands of a ",
                                   c10::toString(compute), " computation");
-      ++ntensors;
       if (iter.ndim() == 1) contiguous &= iter.strides(k)[0] == static_cast<int64_t>(iter.element_size(k));
+      data[k] = iter.data_ptr(k);  // the data pointer, not the tensor: metas may build iterators over temporaries
     }
-    lo |= static_cast<uint64_t>(static_cast<int>(operands[k].dtype) | (operands[k].cpu_scalar << 6)) << (7 + 7 * k);
   }
-  const bool strided = !contiguous;
-  lo |= static_cast<uint64_t>(strided) << 63;
-  const int dims = max_dims(ntensors);
-  const int vec = strided ? 1 : pointwise_block(device);
-  if (strided)
-    TORCH_CHECK(iter.ndim() <= dims, "torch_ocl: ", op.name, " handles at most ", dims,
-                " non-coalescable dims with ", ntensors, " tensors, got ", iter.ndim());
-
-  CachedKernel& kernel = cached_kernel(
-      device, {reinterpret_cast<uint64_t>(&op), lo}, [&] {
-        GeneratedKernel g{std::string("pw_") + op.name,
-                          generate(op, compute, operands, noutputs, dims, pointwise_block(device)),
-                          strided ? kStridedKernel : kContiguousKernel};
-        if (std::getenv("TORCH_OCL_DUMP_KERNELS")) fprintf(stderr, "%s\n", g.source.c_str());
-        return g;
-      });
-  Launch launch(device, kernel);
-  const int64_t n = iter.numel();
-  std::array<int64_t, 1 + kMaxPwOperands> head{n};
-  std::array<cl_mem, kMaxPwOperands> buffers{};
-  for (int k = 0, t = 0; k < nops; ++k) {
-    if (operands[k].cpu_scalar) continue;
-    // the data pointer, not the tensor: metas may build iterators over temporaries
-    const DeviceBuffer b = resolve_device_ptr(iter.data_ptr(k));
-    buffers[t] = b.buffer;
-    head[1 + t++] = static_cast<int64_t>(b.offset);
-  }
-  launch.raw(sizeof(int64_t) * (1 + ntensors), head.data());
-  if (strided) {
-    std::array<int64_t, 1 + 25 + kMaxPwOperands * 25> ix{};
-    ix[0] = iter.ndim();
-    for (int d = 0; d < iter.ndim(); ++d) ix[1 + d] = iter.shape()[d];
-    int t = 0;
-    for (int k = 0; k < nops; ++k) {
-      if (operands[k].cpu_scalar) continue;
-      for (int d = 0; d < iter.ndim(); ++d)
-        ix[1 + dims + t * dims + d] = iter.strides(k)[d] / static_cast<int64_t>(iter.element_size(k));
-      ++t;
-    }
-    launch.raw(sizeof(int64_t) * (1 + dims + ntensors * dims), ix.data());
-  }
-  for (int k = 0, t = 0; k < nops; ++k) {
-    if (operands[k].cpu_scalar)
-      launch.scalar(cpu_scalar_value(iter, k, compute), compute);
-    else
-      launch.raw(sizeof(cl_mem), &buffers[t++]);
-  }
-  size_t p = 0;
-  for (const auto& v : params) push_param(launch, op.params[p++], v, compute);
-  launch.run_items(static_cast<size_t>((n + vec - 1) / vec));
+  launch_generated(op, device, compute, operands, noutputs, c10::ArrayRef<const void*>(data.data(), nops),
+                   iter.numel(), !contiguous, &iter, params);
 }
+
+bool run_pointwise_direct(const DirectPointwise& d, bool inplace, c10::ArrayRef<const at::Tensor*> inputs,
+                          c10::ArrayRef<c10::Scalar> params, at::Tensor& result) {
+  if (!direct_enabled.load(std::memory_order_relaxed)) return false;
+  const PointwiseOp& op = *d.op;
+  TORCH_INTERNAL_ASSERT(!op.expr2 && static_cast<int>(inputs.size()) == op.ninputs &&
+                            params.size() == std::strlen(op.params),
+                        "pointwise op ", op.name, ": its direct path takes ", op.ninputs, " inputs and ",
+                        std::strlen(op.params), " parameters");
+  const at::Tensor& first = *inputs[0];
+  if (!first.defined() || !first.is_privateuseone()) return false;
+  const c10::ScalarType dtype = first.scalar_type();
+  const uint8_t cls = dtype == c10::kFloat || dtype == c10::kDouble         ? kFloat32And64
+                      : dtype == c10::kHalf || dtype == c10::kBFloat16 ? kReducedFloating
+                                                                        : 0;
+  if ((op.dtypes & cls) == 0) return false;
+  const c10::Device device = first.device();
+  const c10::IntArrayRef sizes = first.sizes();
+  for (const at::Tensor* t : inputs) {
+    if (!t->defined() || t->scalar_type() != dtype || t->device() != device || t->sizes() != sizes ||
+        !t->is_contiguous() || t->is_neg() || t->is_conj())
+      return false;
+  }
+  // Complex and bool parameters meet ATen's checks or conversions, NaN ones
+  // its special cases (clamp_min(x, nan) fills): the structured path's work.
+  for (const c10::Scalar& p : params)
+    if (p.isComplex() || p.isBoolean() || (p.isFloatingPoint() && std::isnan(p.toDouble()))) return false;
+  check_storable(dtype, device.index());
+  if (inplace) {
+    for (size_t i = 1; i < inputs.size(); ++i)
+      if (at::get_overlap_status(first, *inputs[i]) == at::MemOverlapStatus::Partial) return false;
+    result = first;
+  } else {
+    result = empty_contiguous_like(first);
+  }
+  std::array<Operand, kMaxPwOperands> operands;
+  std::array<const void*, kMaxPwOperands> data{};
+  operands[0] = {dtype, false};
+  data[0] = result.data_ptr();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    operands[1 + i] = {dtype, false};
+    data[1 + i] = inputs[i]->const_data_ptr();
+  }
+  std::array<c10::Scalar, 4> values;
+  TORCH_INTERNAL_ASSERT(params.size() <= values.size());
+  for (size_t p = 0; p < params.size(); ++p) values[p] = d.negate_params ? -params[p] : params[p];
+  const size_t nops = 1 + inputs.size();
+  ++tls_direct_launches;
+  if (first.numel() == 0) return true;
+  launch_generated(op, device.index(), dtype, c10::ArrayRef<Operand>(operands.data(), nops), 1,
+                   c10::ArrayRef<const void*>(data.data(), nops), first.numel(), false, nullptr,
+                   c10::ArrayRef<c10::Scalar>(values.data(), params.size()));
+  return true;
+}
+
+size_t direct_pointwise_launches() { return tls_direct_launches; }
+void set_direct_pointwise(bool enabled) { direct_enabled.store(enabled); }
+bool direct_pointwise_enabled() { return direct_enabled.load(); }
 
 }  // namespace torch_ocl

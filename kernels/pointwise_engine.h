@@ -74,4 +74,30 @@ void run_pointwise(at::TensorIteratorBase& iter, const PointwiseOp& op,
 // Raises the CPU's NotImplementedError when `op` has no kernel for `dtype`.
 void check_op_dtype(const PointwiseOp& op, c10::ScalarType dtype);
 
+// The TensorIterator-free path of a structured op (host latency of small
+// ops). An op table row gives one when ATen's impl() is exactly one call of
+// `op`'s stub with the call's tensors as the inputs, in order, and its Scalars
+// as the parameters (negated for sub: its impl runs add's stub with -alpha).
+struct DirectPointwise {
+  const PointwiseOp* op;
+  bool negate_params = false;
+};
+// Runs d.op on `inputs` into `result` (a new tensor; with `inplace`, into
+// inputs[0]) when the call needs nothing of TensorIterator: every input an
+// ocl tensor of one floating dtype the op computes in, all of the same sizes,
+// all contiguous, no conj/neg bits, real non-NaN parameters, and no partial
+// overlap between an in-place output and an input. The launch is the same
+// kernel (same cache key) TensorIterator's path would run. Otherwise returns
+// false having done nothing: the caller takes ATen's structured path (which
+// raises ATen's errors for bad input).
+bool run_pointwise_direct(const DirectPointwise& d, bool inplace, c10::ArrayRef<const at::Tensor*> inputs,
+                          c10::ArrayRef<c10::Scalar> params, at::Tensor& result);
+// This thread's launches through run_pointwise_direct (tests prove the path is taken).
+size_t direct_pointwise_launches();
+// Turns the direct path off (every call takes ATen's structured path) or on
+// (the default; TORCH_OCL_DIRECT_POINTWISE=0 starts with it off): for tests
+// that compare both paths and benchmarks that measure them side by side.
+void set_direct_pointwise(bool enabled);
+bool direct_pointwise_enabled();
+
 }  // namespace torch_ocl

@@ -210,9 +210,9 @@ OCL_NATIVE_OP_C(structured_sgn_out, "sgn", "sgn_", "sgn.out")
 OCL_POINTWISE_STUB(conj_physical, conj_physical_stub, .expr = "a", .dtypes = 0, .complex_expr = "c_conj(a)")
 OCL_NATIVE_FN_C("conj_physical.out", &at::native::conj_physical_out)
 OCL_UNARY(bitwise_not, .expr = "(T)(T_IS_BOOL ? (a == (T)0) : ~a)", .dtypes = kIntegralAndBool)
-OCL_UNARY(signbit, .expr = "signbit(a) != 0", .dtypes = kNumbers, .int_expr = "a < (T)0")
-OCL_UNARY(isposinf, .expr = "a == PW_INF", .dtypes = kFloating)
-OCL_UNARY(isneginf, .expr = "a == -PW_INF", .dtypes = kFloating)
+OCL_UNARY_PREDICATE(signbit, .expr = "signbit(a) != 0", .dtypes = kNumbers, .int_expr = "a < (T)0")
+OCL_UNARY_PREDICATE(isposinf, .expr = "a == PW_INF", .dtypes = kFloating)
+OCL_UNARY_PREDICATE(isneginf, .expr = "a == -PW_INF", .dtypes = kFloating)
 // abs and angle of complex: ATen runs the stub into a complex temporary and copies its real part.
 OCL_POINTWISE_STUB(abs, abs_stub, .expr = "fabs(a)", .dtypes = kNumbers,
                    .int_expr = "(T)(a < (T)0 ? (T)0 - a : a)", .complex_expr = "(T)(c_abs(a), (R)0)")
@@ -295,17 +295,17 @@ OCL_NATIVE_FN_C("polar.out", &at::native::polar_out)
 // ---- binary arithmetic ----
 OCL_POINTWISE_STUB(add, add_stub, .expr = "a + p0 * b", .ninputs = 2, .params = "T",
                    .complex_expr = "a + c_mul(p0, b)")
-OCL_NATIVE_OP_C(structured_ufunc_add_CPU, "add.Tensor", "add_.Tensor", "add.out")  // device-generic despite its name
-OCL_NATIVE_OP_C(structured_sub_out, "sub.Tensor", "sub_.Tensor", "sub.out")         // add_stub with -alpha
+OCL_NATIVE_OP_C(structured_ufunc_add_CPU, "add.Tensor", "add_.Tensor", "add.out", OCL_DIRECT(add))  // device-generic despite its name
+OCL_NATIVE_OP_C(structured_sub_out, "sub.Tensor", "sub_.Tensor", "sub.out", OCL_DIRECT_NEGATED(add))       // add_stub with -alpha
 OCL_POINTWISE_STUB(mul, mul_stub, .expr = "a * b", .ninputs = 2, .complex_expr = "c_mul(a, b)")
-OCL_NATIVE_OP_C(structured_mul_out, "mul.Tensor", "mul_.Tensor", "mul.out")
+OCL_NATIVE_OP_C(structured_mul_out, "mul.Tensor", "mul_.Tensor", "mul.out", OCL_DIRECT(mul))
 OCL_POINTWISE_STUB(div_true, div_true_stub, .expr = "a / b", .ninputs = 2, .dtypes = kFloating,
                    .complex_expr = "c_div(a, b)")
 // (the quotient rounded to half / bfloat16 first, as the CPU and NumPy)
 OCL_POINTWISE_STUB(div_trunc, div_trunc_stub, .expr = "trunc(ROUND_OUT(a / b))", .ninputs = 2, .dtypes = kNumbers,
                    .int_expr = "pw_idiv(a, b)")
 OCL_POINTWISE_STUB(div_floor, div_floor_stub, .expr = "pw_div_floor(a, b)", .ninputs = 2, .dtypes = kNumbers)
-OCL_NATIVE_OP_C(structured_div_out, "div.Tensor", "div_.Tensor", "div.out")
+OCL_NATIVE_OP_C(structured_div_out, "div.Tensor", "div_.Tensor", "div.out", OCL_DIRECT(div_true))
 OCL_NATIVE_OP(structured_div_out_mode, "div.Tensor_mode", "div_.Tensor_mode", "div.out_mode")
 OCL_NATIVE_FN("floor_divide", static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&at::native::floor_divide))
 OCL_NATIVE_FN("floor_divide_.Tensor", static_cast<Tensor& (*)(Tensor&, const Tensor&)>(&at::native::floor_divide_))
@@ -334,9 +334,9 @@ OCL_NATIVE_OP(structured_special_xlog1py_out, "special_xlog1py", nullptr, "speci
 OCL_POINTWISE_STUB(heaviside, heaviside_stub, .expr = "a == (T)0 ? b : (T)(a > (T)0)", .ninputs = 2)
 OCL_NATIVE_OP(structured_heaviside_out, "heaviside", "heaviside_", "heaviside.out")
 OCL_POINTWISE_STUB(maximum, maximum_stub, .expr = "pw_maximum(a, b)", .ninputs = 2)
-OCL_NATIVE_OP(structured_maximum_out, "maximum", nullptr, "maximum.out")
+OCL_NATIVE_OP(structured_maximum_out, "maximum", nullptr, "maximum.out", OCL_DIRECT(maximum))
 OCL_POINTWISE_STUB(minimum, minimum_stub, .expr = "pw_minimum(a, b)", .ninputs = 2)
-OCL_NATIVE_OP(structured_minimum_out, "minimum", nullptr, "minimum.out")
+OCL_NATIVE_OP(structured_minimum_out, "minimum", nullptr, "minimum.out", OCL_DIRECT(minimum))
 OCL_POINTWISE_STUB(fmax, fmax_stub, .expr = "fmax(a, b)", .ninputs = 2, .dtypes = kAllTypes,
                    .int_expr = "max(a, b)")
 OCL_NATIVE_OP(structured_fmax_out, "fmax", nullptr, "fmax.out")
@@ -420,10 +420,10 @@ OCL_COMPARISON(ge, "a >= b")
 // ---- ternary and clamps ----
 OCL_POINTWISE_STUB(addcmul, addcmul_stub, .expr = "a + p0 * b * c", .ninputs = 3, .params = "T",
                    .complex_expr = "a + c_mul(p0, c_mul(b, c))")
-OCL_NATIVE_OP_C(structured_addcmul_out, "addcmul", "addcmul_", "addcmul.out")
+OCL_NATIVE_OP_C(structured_addcmul_out, "addcmul", "addcmul_", "addcmul.out", OCL_DIRECT(addcmul))
 OCL_POINTWISE_STUB(addcdiv, addcdiv_stub, .expr = "a + p0 * (b / c)", .ninputs = 3, .dtypes = kNumbers,
                    .int_expr = "a + p0 * pw_idiv(b, c)", .params = "T", .complex_expr = "a + c_mul(p0, c_div(b, c))")
-OCL_NATIVE_OP_C(structured_addcdiv_out, "addcdiv", "addcdiv_", "addcdiv.out")
+OCL_NATIVE_OP_C(structured_addcdiv_out, "addcdiv", "addcdiv_", "addcdiv.out", OCL_DIRECT(addcdiv))
 // lerp as ATen's: weights below 0.5 start from `a`, the rest from `b`, for accuracy.
 OCL_POINTWISE_STUB(lerp_scalar, lerp_kernel_scalar_weight,
                    .expr = "fabs(p0) < (T)0.5 ? a + p0 * (b - a) : b - (b - a) * ((T)1 - p0)",
@@ -447,10 +447,12 @@ OCL_POINTWISE_STUB(clamp_max_scalar, clamp_max_scalar_stub, .expr = "p0 < a ? p0
 OCL_POINTWISE_STUB(clamp_tensor, clamp_stub, .expr = "pw_clamp3(a, b, c)", .ninputs = 3, .dtypes = kNumbers)
 OCL_NATIVE_OP(structured_clamp_out, "clamp", "clamp_", "clamp.out")
 OCL_NATIVE_OP(structured_clamp_Tensor_out, "clamp.Tensor", "clamp_.Tensor", "clamp.Tensor_out")
-OCL_NATIVE_OP(structured_clamp_min_out, "clamp_min", "clamp_min_", "clamp_min.out")
-OCL_NATIVE_OP(structured_clamp_min_Tensor_out, "clamp_min.Tensor", "clamp_min_.Tensor", "clamp_min.Tensor_out")
-OCL_NATIVE_OP(structured_clamp_max_out, "clamp_max", "clamp_max_", "clamp_max.out")
-OCL_NATIVE_OP(structured_clamp_max_Tensor_out, "clamp_max.Tensor", "clamp_max_.Tensor", "clamp_max.Tensor_out")
+OCL_NATIVE_OP(structured_clamp_min_out, "clamp_min", "clamp_min_", "clamp_min.out", OCL_DIRECT(clamp_min_scalar))
+OCL_NATIVE_OP(structured_clamp_min_Tensor_out, "clamp_min.Tensor", "clamp_min_.Tensor", "clamp_min.Tensor_out",
+              OCL_DIRECT(maximum))
+OCL_NATIVE_OP(structured_clamp_max_out, "clamp_max", "clamp_max_", "clamp_max.out", OCL_DIRECT(clamp_max_scalar))
+OCL_NATIVE_OP(structured_clamp_max_Tensor_out, "clamp_max.Tensor", "clamp_max_.Tensor", "clamp_max.Tensor_out",
+              OCL_DIRECT(minimum))
 
 // ---- activations and their backward kernels ----
 OCL_NATIVE_FN("relu", &at::native::relu)      // clamp_min(self, 0)
@@ -470,10 +472,12 @@ OCL_NATIVE_FN("hardtanh_backward.grad_input", &at::native::hardtanh_backward_out
 // (complex: the gradient times the conjugate derivative, as the CPU)
 OCL_POINTWISE_STUB(sigmoid_backward, sigmoid_backward_stub, .expr = "a * ((T)1 - b) * b", .ninputs = 2,
                    .dtypes = kFloating, .complex_expr = "c_mul(a, c_conj(c_mul((T)((R)1, (R)0) - b, b)))")
-OCL_NATIVE_OP_C(structured_sigmoid_backward_out, "sigmoid_backward", nullptr, "sigmoid_backward.grad_input")
+OCL_NATIVE_OP_C(structured_sigmoid_backward_out, "sigmoid_backward", nullptr, "sigmoid_backward.grad_input",
+                OCL_DIRECT(sigmoid_backward))
 OCL_POINTWISE_STUB(tanh_backward, tanh_backward_stub, .expr = "a * ((T)1 - b * b)", .ninputs = 2,
                    .dtypes = kFloating, .complex_expr = "c_mul(a, c_conj((T)((R)1, (R)0) - c_mul(b, b)))")
-OCL_NATIVE_OP_C(structured_tanh_backward_out, "tanh_backward", nullptr, "tanh_backward.grad_input")
+OCL_NATIVE_OP_C(structured_tanh_backward_out, "tanh_backward", nullptr, "tanh_backward.grad_input",
+                OCL_DIRECT(tanh_backward))
 OCL_NATIVE_OP(structured_logit_backward_out, "logit_backward", nullptr, "logit_backward.grad_input")
 OCL_POINTWISE_STUB(elu, elu_stub, .expr = "a <= (T)0 ? expm1(a * p2) * p0 * p1 : a * p1", .dtypes = kFloating,
                    .params = "TTT")
@@ -488,7 +492,8 @@ OCL_UNARY_C(silu, .expr = "a / ((T)1 + exp(-a))", .dtypes = kFloating,
 OCL_POINTWISE_STUB(silu_backward, silu_backward_stub,
                    .expr = "a * ((T)1 / ((T)1 + exp(-b))) * ((T)1 + b * ((T)1 - (T)1 / ((T)1 + exp(-b))))",
                    .ninputs = 2, .dtypes = kFloating)
-OCL_NATIVE_OP(structured_silu_backward_out, "silu_backward", nullptr, "silu_backward.grad_input")
+OCL_NATIVE_OP(structured_silu_backward_out, "silu_backward", nullptr, "silu_backward.grad_input",
+              OCL_DIRECT(silu_backward))
 OCL_UNARY(mish, .expr = "a * tanh(log1p(exp(a)))", .dtypes = kFloating)
 OCL_POINTWISE_STUB(mish_backward, mish_backward_stub,
                    .expr = "a * (tanh(log1p(exp(b))) + b * ((T)1 / ((T)1 + exp(-b))) * "
@@ -504,7 +509,7 @@ OCL_POINTWISE_STUB(softplus_backward, softplus_backward_stub,
 OCL_NATIVE_OP(structured_softplus_backward_out, "softplus_backward", nullptr, "softplus_backward.grad_input")
 OCL_POINTWISE_STUB(leaky_relu, leaky_relu_stub, .expr = "a > (T)0 ? a : a * p0", .dtypes = kFloating,
                    .params = "T")
-OCL_NATIVE_OP(structured_leaky_relu_out, "leaky_relu", "leaky_relu_", "leaky_relu.out")
+OCL_NATIVE_OP(structured_leaky_relu_out, "leaky_relu", "leaky_relu_", "leaky_relu.out", OCL_DIRECT(leaky_relu))
 OCL_POINTWISE_STUB(leaky_relu_backward, leaky_relu_backward_stub, .expr = "a > (T)0 ? b : b * p0",
                    .ninputs = 2, .dtypes = kFloating, .params = "T")
 OCL_NATIVE_OP(structured_leaky_relu_backward_out, "leaky_relu_backward", nullptr, "leaky_relu_backward.grad_input")

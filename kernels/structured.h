@@ -18,6 +18,7 @@
 #include "backend/fallback.h"
 #include "backend/kernel_launch.h"
 #include "backend/same_device.h"
+#include "kernels/pointwise_engine.h"
 #include "kernels/tensor_ops.h"
 
 namespace torch_ocl {
@@ -124,6 +125,25 @@ struct OclStructured final : public Meta {
   Variant variant;
 };
 
+// Whether a structured op's arguments after `self` are all tensors and Scalars
+// (the shape of a call DirectPointwise can take).
+template <class... Rest>
+constexpr bool direct_args = ((std::is_same_v<Rest, const at::Tensor&> || std::is_same_v<Rest, const c10::Scalar&>) && ...);
+// run_pointwise_direct over a call's arguments: its tensors as inputs, its Scalars as parameters.
+template <class... Rest>
+bool try_direct(const DirectPointwise& d, bool inplace, const at::Tensor& self, Rest... rest, at::Tensor& result) {
+  constexpr size_t ntensors = 1 + (std::is_same_v<Rest, const at::Tensor&> + ... + 0);
+  std::array<const at::Tensor*, ntensors> tensors{&self};
+  std::array<c10::Scalar, sizeof...(Rest) + 1 - ntensors> scalars;
+  size_t t = 1, s = 0;
+  [[maybe_unused]] auto take = [&](const auto& arg) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(arg)>, at::Tensor>) tensors[t++] = &arg;
+    else scalars[s++] = arg;
+  };
+  (take(rest), ...);
+  return run_pointwise_direct(d, inplace, tensors, c10::ArrayRef<c10::Scalar>(scalars.data(), s), result);
+}
+
 // The three overloads of a structured op whose first argument is `self`.
 // Impl(meta, out, self, rest...) computes into `out`.
 template <class Meta, auto Impl, class... Rest>
@@ -143,8 +163,17 @@ struct StructuredOp {
     static std::array<bool, 3> c{true, true, true};
     return c;
   }
+  // The op's TensorIterator-free path for its functional and in-place calls, if any.
+  static std::optional<DirectPointwise>& direct() {
+    static std::optional<DirectPointwise> d;
+    return d;
+  }
 
   static at::Tensor functional(const at::Tensor& self, Rest... rest) {
+    if constexpr (direct_args<Rest...>) {
+      at::Tensor result;
+      if (direct() && try_direct<Rest...>(*direct(), false, self, rest..., result)) return result;
+    }
     check_same_device<const at::Tensor&, Rest...>(names()[0], checks()[0], self, rest...);
     if (any_lacks_kernels(gate(), self, rest...))
       return run_fallback(names()[0], c10::impl::boxArgs<const at::Tensor&, Rest...>(self, rest...))[0].toTensor();
@@ -154,6 +183,10 @@ struct StructuredOp {
     return std::move(op.outputs[0]);
   }
   static at::Tensor& inplace(at::Tensor& self, Rest... rest) {
+    if constexpr (direct_args<Rest...>) {
+      at::Tensor result;
+      if (direct() && try_direct<Rest...>(*direct(), true, self, rest..., result)) return self;
+    }
     check_same_device<at::Tensor&, Rest...>(names()[1], checks()[1], self, rest...);
     if (any_lacks_kernels(gate(), self, rest...)) {
       run_fallback(names()[1], c10::impl::boxArgs<at::Tensor&, Rest...>(self, rest...));
@@ -180,8 +213,11 @@ struct StructuredOp {
 // Registers whichever of the three names is not nullptr.
 template <class Meta, auto Impl, class... Rest>
 void register_structured(torch::Library& m, const char* functional, const char* inplace,
-                         const char* out, KernelGate gate = KernelGate::kReal) {
+                         const char* out, KernelGate gate = KernelGate::kReal,
+                         std::optional<DirectPointwise> direct = std::nullopt) {
   using Op = StructuredOp<Meta, Impl, Rest...>;
+  TORCH_INTERNAL_ASSERT(!direct || direct_args<Rest...>, "a direct path takes ops with tensor and Scalar arguments only");
+  Op::direct() = direct;
   auto qualified = [](const char* name) { return name ? std::string("aten::") + name : std::string(); };
   Op::names() = {qualified(functional), qualified(inplace), qualified(out)};
   for (size_t i = 0; i < 3; ++i) Op::checks()[i] = !takes_cpu_tensors(Op::names()[i]);
@@ -249,15 +285,15 @@ template <class C, class R, class... Rest>
 struct NativeMeta<R (C::*)(const at::Tensor&, Rest...)> {
   template <class Native>
   static void reg(torch::Library& m, const char* functional, const char* inplace, const char* out,
-                  KernelGate gate) {
+                  KernelGate gate, std::optional<DirectPointwise> direct) {
     register_structured<Native, &call_native_impl<Native, typename SchemaArg<Rest>::type...>,
-                        typename SchemaArg<Rest>::type...>(m, functional, inplace, out, gate);
+                        typename SchemaArg<Rest>::type...>(m, functional, inplace, out, gate, direct);
   }
 };
 template <class Native>
 void register_native(torch::Library& m, const char* functional, const char* inplace, const char* out,
-                     KernelGate gate = KernelGate::kReal) {
-  NativeMeta<decltype(&Native::meta)>::template reg<Native>(m, functional, inplace, out, gate);
+                     KernelGate gate = KernelGate::kReal, std::optional<DirectPointwise> direct = std::nullopt) {
+  NativeMeta<decltype(&Native::meta)>::template reg<Native>(m, functional, inplace, out, gate, direct);
 }
 
 }  // namespace torch_ocl

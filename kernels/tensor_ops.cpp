@@ -179,6 +179,13 @@ at::Tensor empty_ocl(c10::IntArrayRef size, c10::IntArrayRef stride, const c10::
   return empty_strided(size, stride, dtype, options.layout_opt(), options.device_opt(), options.pinned_memory_opt());
 }
 
+at::Tensor empty_contiguous_like(const at::TensorBase& like) {
+  std::optional<c10::DeviceGuard> guard;
+  if (like.device().index() != current_device_index()) guard.emplace(like.device());
+  return at::detail::empty_generic(like.sizes(), device_allocator(), kOclKeys, like.scalar_type(),
+                                   c10::MemoryFormat::Contiguous);
+}
+
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   // creation
   m.impl("empty.memory_format", TORCH_FN(empty_memory_format));

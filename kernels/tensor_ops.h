@@ -10,5 +10,9 @@ namespace torch_ocl {
 // outputs of structured ops (kernels/structured.h), as CUDA's structured
 // kernels call at::detail::empty_cuda. Same checks, guard and allocator.
 at::Tensor empty_ocl(c10::IntArrayRef size, c10::IntArrayRef stride, const c10::TensorOptions& options);
+// A new contiguous tensor of `like`'s sizes, dtype and device (an existing
+// ocl tensor's: nothing to check; a guard only when `like` is not on the
+// current device): the outputs of the direct pointwise path.
+at::Tensor empty_contiguous_like(const at::TensorBase& like);
 
 }  // namespace torch_ocl

@@ -13,6 +13,7 @@
 #include "backend/runtime.h"
 #include "backend/user_kernel.h"
 #include "kernels/blas.h"
+#include "kernels/pointwise_engine.h"
 
 namespace py = pybind11;
 using namespace torch_ocl;
@@ -128,6 +129,9 @@ PYBIND11_MODULE(_C, m) {
     py::gil_scoped_release release;
     finish_held_launches();
   });
+  m.def("_direct_pointwise_launches", [] { return direct_pointwise_launches(); });
+  m.def("_set_direct_pointwise", [](bool enabled) { set_direct_pointwise(enabled); });
+  m.def("_direct_pointwise_enabled", [] { return direct_pointwise_enabled(); });
   m.def("_held_launches", [](int i) { return held_launches(static_cast<c10::DeviceIndex>(i)); });
   // streams: (stream_id, device_index, device_type) triples, as torch.Stream packs them
   auto pack = [](c10::Stream s) {
