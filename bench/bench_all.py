@@ -218,6 +218,12 @@ def bench_latency(numel, iters, has_cuda):
                     row["ocl_unbatched_us"] = measure(f, a, b, _sync_ocl) * 1e6
                 finally:
                     torch.ocl.set_launch_batch(batch)
+            # the same op through ATen's structured path (TensorIterator; TORCH_OCL_DIRECT_POINTWISE=0)
+            torch_ocl._C._set_direct_pointwise(False)
+            try:
+                row["ocl_structured_us"] = measure(f, a, b, _sync_ocl) * 1e6
+            finally:
+                torch_ocl._C._set_direct_pointwise(True)
         except NotNative as e:
             t_ocl, row["ocl_status"] = None, str(e)
         t_cpu = measure(f, a_cpu, b_cpu, _sync_none)
@@ -557,6 +563,8 @@ def print_report(meta, mm, bw, lat, has_cuda):  # sections a-c
         if "ocl_unbatched_us" in r:
             line += (f"   unbatched {r['ocl_unbatched_us']:.2f} us/op (launch batch {r['launch_batch']}: "
                      f"{r['ocl_unbatched_us'] / r['ocl_us']:.2f}x faster)")
+        if "ocl_structured_us" in r:
+            line += f"   TensorIterator path {r['ocl_structured_us']:.2f} us/op"
         if "ocl_status" in r:
             line += f"   ocl: {r['ocl_status']}"
         print(line)
