@@ -191,6 +191,7 @@ def bench_add_bandwidth(numel, target_s, min_iters, has_cuda):
 LATENCY_OPS = {  # name -> fn(a, b); device work is negligible at 1000 elements
     "add": lambda x, y: x + y,
     "relu": lambda x, y: torch.relu(x),
+    "mul 0.5": lambda x, y: x * 0.5,  # a Python scalar operand
     "sum": lambda x, y: x.sum(),
 }
 
@@ -549,14 +550,14 @@ def print_report(meta, mm, bw, lat, has_cuda):  # sections a-c
     print()
     print(f"c. host latency of small ops ({lat[0]['numel']} float32, {lat[0]['iters']} ops per "
           f"loop, one synchronize at the end; ratio = time ocl / time cpu)")
-    hdr = f"   {'op':<6} {'ocl us/op':>10} {'cpu us/op':>10} {'ocl/cpu':>8}"
+    hdr = f"   {'op':<8} {'ocl us/op':>10} {'cpu us/op':>10} {'ocl/cpu':>8}"
     if has_cuda:
         hdr += f" {'cuda us/op':>10} {'ocl/cuda':>8}"
     print(hdr)
     for r in lat:
         ocl = f"{r['ocl_us']:>10.2f}" if "ocl_us" in r else f"{'-':>10}"
         rat = f"{r['ratio_ocl_cpu']:>8.2f}" if "ratio_ocl_cpu" in r else f"{'-':>8}"
-        line = f"   {r['op']:<6} {ocl} {r['cpu_us']:>10.2f} {rat}"
+        line = f"   {r['op']:<8} {ocl} {r['cpu_us']:>10.2f} {rat}"
         if has_cuda:
             rc = f"{r['ratio_ocl_cuda']:>8.2f}" if "ratio_ocl_cuda" in r else f"{'-':>8}"
             line += f" {r['cuda_us']:>10.2f} {rc}"

@@ -4,6 +4,7 @@
 #include <ATen/MemoryOverlap.h>
 #include <ATen/OpMathType.h>
 #include <c10/util/SmallVector.h>
+#include <c10/util/TypeCast.h>
 
 #include <algorithm>
 #include <array>
@@ -196,6 +197,16 @@ c10::Scalar cpu_scalar_value(at::TensorIteratorBase& iter, int arg, c10::ScalarT
   });
   return v;
 }
+// The same for a CPU 0-dim tensor of dtype `from` at `data` (the direct path:
+// what original_scalar_value reads).
+c10::Scalar cpu_scalar_value(c10::ScalarType from, const void* data, c10::ScalarType compute) {
+  c10::Scalar v;
+  AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND3(c10::kHalf, c10::kBFloat16, c10::kBool, compute, "pointwise scalar", [&] {
+    using opmath_t = at::opmath_type<scalar_t>;
+    v = c10::Scalar(c10::fetch_and_cast<opmath_t>(from, data));
+  });
+  return v;
+}
 
 }  // namespace
 
@@ -216,12 +227,13 @@ void check_op_dtype(const PointwiseOp& op, c10::ScalarType dtype) {
 namespace {
 
 // One launch of op's generated kernel over n elements. operands: outputs
-// first; data: each tensor operand's device pointer (CPU scalars: unused).
-// iter (nullptr on the direct path) supplies CPU scalar values and, when
-// `strided`, the shape and strides.
+// first; data: each tensor operand's device pointer; cpu_values: each CPU
+// scalar operand's value (cpu_scalar_value). `strided`: iter's shape and
+// strides (nullptr when contiguous).
 void launch_generated(const PointwiseOp& op, c10::DeviceIndex device, c10::ScalarType compute,
-                      c10::ArrayRef<Operand> operands, int noutputs, c10::ArrayRef<const void*> data, int64_t n,
-                      bool strided, at::TensorIteratorBase* iter, c10::ArrayRef<c10::Scalar> params) {
+                      c10::ArrayRef<Operand> operands, int noutputs, c10::ArrayRef<const void*> data,
+                      c10::ArrayRef<c10::Scalar> cpu_values, int64_t n, const at::TensorIteratorBase* strided,
+                      c10::ArrayRef<c10::Scalar> params) {
   const int nops = static_cast<int>(operands.size());
   int ntensors = 0;
   uint64_t lo = static_cast<uint64_t>(compute);
@@ -229,12 +241,12 @@ void launch_generated(const PointwiseOp& op, c10::DeviceIndex device, c10::Scala
     ntensors += !operands[k].cpu_scalar;
     lo |= static_cast<uint64_t>(static_cast<int>(operands[k].dtype) | (operands[k].cpu_scalar << 6)) << (7 + 7 * k);
   }
-  lo |= static_cast<uint64_t>(strided) << 63;
+  lo |= static_cast<uint64_t>(strided != nullptr) << 63;
   const int dims = max_dims(ntensors);
   const int vec = strided ? 1 : pointwise_block(device);
   if (strided)
-    TORCH_CHECK(iter->ndim() <= dims, "torch_ocl: ", op.name, " handles at most ", dims,
-                " non-coalescable dims with ", ntensors, " tensors, got ", iter->ndim());
+    TORCH_CHECK(strided->ndim() <= dims, "torch_ocl: ", op.name, " handles at most ", dims,
+                " non-coalescable dims with ", ntensors, " tensors, got ", strided->ndim());
 
   CachedKernel& kernel = cached_kernel(
       device, {reinterpret_cast<uint64_t>(&op), lo}, [&] {
@@ -256,20 +268,20 @@ void launch_generated(const PointwiseOp& op, c10::DeviceIndex device, c10::Scala
   launch.raw(sizeof(int64_t) * (1 + ntensors), head.data());
   if (strided) {
     std::array<int64_t, 1 + 25 + kMaxPwOperands * 25> ix{};
-    ix[0] = iter->ndim();
-    for (int d = 0; d < iter->ndim(); ++d) ix[1 + d] = iter->shape()[d];
+    ix[0] = strided->ndim();
+    for (int d = 0; d < strided->ndim(); ++d) ix[1 + d] = strided->shape()[d];
     int t = 0;
     for (int k = 0; k < nops; ++k) {
       if (operands[k].cpu_scalar) continue;
-      for (int d = 0; d < iter->ndim(); ++d)
-        ix[1 + dims + t * dims + d] = iter->strides(k)[d] / static_cast<int64_t>(iter->element_size(k));
+      for (int d = 0; d < strided->ndim(); ++d)
+        ix[1 + dims + t * dims + d] = strided->strides(k)[d] / static_cast<int64_t>(strided->element_size(k));
       ++t;
     }
     launch.raw(sizeof(int64_t) * (1 + dims + ntensors * dims), ix.data());
   }
   for (int k = 0, t = 0; k < nops; ++k) {
     if (operands[k].cpu_scalar)
-      launch.scalar(cpu_scalar_value(*iter, k, compute), compute);
+      launch.scalar(cpu_values[k], compute);
     else
       launch.raw(sizeof(cl_mem), &buffers[t++]);
   }
@@ -308,10 +320,13 @@ void run_pointwise(at::TensorIteratorBase& iter, const PointwiseOp& op,
   const int nops = iter.ntensors();
   c10::SmallVector<Operand, kMaxPwOperands> operands(nops);  // no heap allocation per launch
   std::array<const void*, kMaxPwOperands> data{};
+  std::array<c10::Scalar, kMaxPwOperands> cpu_values;
   bool contiguous = iter.ndim() <= 1;
   for (int k = 0; k < nops; ++k) {
     operands[k] = {iter.dtype(k), k >= noutputs && iter.is_cpu_scalar(k)};
-    if (!operands[k].cpu_scalar) {
+    if (operands[k].cpu_scalar) {
+      cpu_values[k] = cpu_scalar_value(iter, k, compute);
+    } else {
       check_storable(operands[k].dtype, device);
       // Complex inputs need a complex computation; a complex output takes a real result (as CUDA's casting stores:
       // var(complex, out=complex) adds two real variances into it).
@@ -323,7 +338,8 @@ void run_pointwise(at::TensorIteratorBase& iter, const PointwiseOp& op,
     }
   }
   launch_generated(op, device, compute, operands, noutputs, c10::ArrayRef<const void*>(data.data(), nops),
-                   iter.numel(), !contiguous, &iter, params);
+                   c10::ArrayRef<c10::Scalar>(cpu_values.data(), nops), iter.numel(), contiguous ? nullptr : &iter,
+                   params);
 }
 
 bool run_pointwise_direct(const DirectPointwise& d, bool inplace, c10::ArrayRef<const at::Tensor*> inputs,
@@ -343,10 +359,25 @@ bool run_pointwise_direct(const DirectPointwise& d, bool inplace, c10::ArrayRef<
   if ((op.dtypes & cls) == 0) return false;
   const c10::Device device = first.device();
   const c10::IntArrayRef sizes = first.sizes();
-  for (const at::Tensor* t : inputs) {
-    if (!t->defined() || t->scalar_type() != dtype || t->device() != device || t->sizes() != sizes ||
-        !t->is_contiguous() || t->is_neg() || t->is_conj())
+  std::array<Operand, kMaxPwOperands> operands;
+  std::array<const void*, kMaxPwOperands> data{};
+  std::array<c10::Scalar, kMaxPwOperands> cpu_values;
+  operands[0] = {dtype, false};
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const at::Tensor& t = *inputs[i];
+    if (!t.defined()) return false;
+    if (i > 0 && op.ninputs == 2 && t.dim() == 0 && t.is_cpu() && !c10::isComplexType(t.scalar_type())) {
+      // A CPU scalar (a Python number, a 0-dim CPU tensor) as the second
+      // operand of a binary op (their metas take CPU scalars): the kernel
+      // takes it by value, and a real scalar keeps a floating tensor's dtype.
+      operands[1 + i] = {t.scalar_type(), true};
+      cpu_values[1 + i] = cpu_scalar_value(t.scalar_type(), t.const_data_ptr(), dtype);
+      continue;
+    }
+    if (t.scalar_type() != dtype || t.device() != device || t.sizes() != sizes || !t.is_contiguous() ||
+        t.is_neg() || t.is_conj())
       return false;
+    operands[1 + i] = {dtype, false};
   }
   // Complex and bool parameters meet ATen's checks or conversions, NaN ones
   // its special cases (clamp_min(x, nan) fills): the structured path's work.
@@ -355,19 +386,15 @@ bool run_pointwise_direct(const DirectPointwise& d, bool inplace, c10::ArrayRef<
   check_storable(dtype, device.index());
   if (inplace) {
     for (size_t i = 1; i < inputs.size(); ++i)
-      if (at::get_overlap_status(first, *inputs[i]) == at::MemOverlapStatus::Partial) return false;
+      if (!operands[1 + i].cpu_scalar && at::get_overlap_status(first, *inputs[i]) == at::MemOverlapStatus::Partial)
+        return false;
     result = first;
   } else {
     result = empty_contiguous_like(first);
   }
-  std::array<Operand, kMaxPwOperands> operands;
-  std::array<const void*, kMaxPwOperands> data{};
-  operands[0] = {dtype, false};
   data[0] = result.data_ptr();
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    operands[1 + i] = {dtype, false};
-    data[1 + i] = inputs[i]->const_data_ptr();
-  }
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!operands[1 + i].cpu_scalar) data[1 + i] = inputs[i]->const_data_ptr();
   std::array<c10::Scalar, 4> values;
   TORCH_INTERNAL_ASSERT(params.size() <= values.size());
   for (size_t p = 0; p < params.size(); ++p) values[p] = d.negate_params ? -params[p] : params[p];
@@ -375,8 +402,8 @@ bool run_pointwise_direct(const DirectPointwise& d, bool inplace, c10::ArrayRef<
   ++tls_direct_launches;
   if (first.numel() == 0) return true;
   launch_generated(op, device.index(), dtype, c10::ArrayRef<Operand>(operands.data(), nops), 1,
-                   c10::ArrayRef<const void*>(data.data(), nops), first.numel(), false, nullptr,
-                   c10::ArrayRef<c10::Scalar>(values.data(), params.size()));
+                   c10::ArrayRef<const void*>(data.data(), nops), c10::ArrayRef<c10::Scalar>(cpu_values.data(), nops),
+                   first.numel(), nullptr, c10::ArrayRef<c10::Scalar>(values.data(), params.size()));
   return true;
 }
 

@@ -152,6 +152,37 @@ def test_shapes(shape):
     assert_close(out.cpu(), torch.add(a, b, alpha=2))
 
 
+# A CPU scalar (Python number, 0-dim CPU tensor) as the second operand of a
+# binary op: passed by value, the tensor's dtype kept.
+SCALAR_OPERAND = [
+    ("mul float", lambda a: a * 0.5),
+    ("add int", lambda a: a + 3),
+    ("sub alpha", lambda a: torch.sub(a, 2, alpha=1.5)),
+    ("div", lambda a: a / 3),
+    ("rdiv", lambda a: 2 / a),  # reciprocal * 2
+    ("radd", lambda a: 1 + a),
+    ("bool", lambda a: a * True),
+    ("big for half", lambda a: a * 1e5),
+    ("0-dim float64 tensor", lambda a: a + torch.tensor(2.5, dtype=torch.float64)),
+    ("0-dim int64 tensor", lambda a: a * torch.tensor(3)),
+    ("maximum", lambda a: torch.maximum(a, torch.tensor(0.25))),
+    ("inplace", lambda a: a.clone().mul_(0.25)),
+]
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: str(d)[6:])
+@pytest.mark.parametrize("name,fn", SCALAR_OPERAND, ids=[o[0] for o in SCALAR_OPERAND])
+def test_cpu_scalar_operand(name, fn, dtype):
+    a = _values((5, 9), dtype, 0.5, 3, seed=11)
+    x = a.to("ocl")
+    direct, n, structured = both_paths(lambda: fn(x))
+    assert n >= 1, f"{name} took the structured path"
+    expected = fn(a)
+    assert direct.dtype == expected.dtype == dtype
+    assert_close(direct.cpu(), structured.cpu(), rtol=0, atol=0, equal_nan=True)
+    assert_close(direct.cpu(), expected, equal_nan=True, **TOL.get(dtype, {}))
+
+
 def _transposed(t):
     return t.t().contiguous().t()
 
@@ -165,8 +196,9 @@ NOT_DIRECT = [
     ("mixed float dtypes", lambda a, b: a + b.double()),
     ("int", lambda a, b: a.long() * b.long()),
     ("bool", lambda a, b: (a > 0) * (b > 0)),
-    ("python scalar", lambda a, b: a * 2.5),
-    ("cpu 0-dim tensor", lambda a, b: a + torch.tensor(1.5)),
+    ("complex python scalar", lambda a, b: a * 2j),
+    ("cpu scalar first", lambda a, b: torch.add(torch.tensor(1.5), a)),
+    ("cpu 0-dim tensor, ternary", lambda a, b: torch.addcmul(a, torch.tensor(2.0), b)),
     ("int tensors, float division", lambda a, b: a.int() / b.int().clamp(min=1)),
     ("nan clamp bound", lambda a, b: torch.clamp_min(a, float("nan"))),
     ("nan alpha", lambda a, b: torch.add(a, b, alpha=float("nan"))),
