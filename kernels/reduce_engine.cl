@@ -16,11 +16,20 @@
 
 #define KDIMS 12
 #define RDIMS 12
+// The index space and the launch's sizes and byte offsets in one kernel
+// argument (PoCL copies every argument into a block of its own per launch).
 typedef struct {
   long n_kept, n_red;
   long kept_sizes[KDIMS], kept_in[KDIMS], kept_out0[KDIMS], kept_out1[KDIMS];
   long red_sizes[RDIMS], red_in[RDIMS];
+  long out_numel, red_numel, G, chunk;  // results, reduced elements each, chunks per result, elements per chunk
+  ulong io, o0o, o1o, po;               // byte offsets of the input, the outputs and the partials
 } RedIndexer;
+// The head's fields under the names the kernels use.
+#define RED_HEAD                                                                       \
+  const long out_numel = ix.out_numel, red_numel = ix.red_numel, G = ix.G, chunk = ix.chunk; \
+  const ulong io = ix.io, o0o = ix.o0o, o1o = ix.o1o, po = ix.po;                       \
+  (void)red_numel; (void)G; (void)chunk; (void)io; (void)po; (void)o0o; (void)o1o;
 
 static inline void kept_offsets(const RedIndexer* ix, long o, long* in_off, long* out0, long* out1) {
   *in_off = 0; *out0 = 0; *out1 = 0;
@@ -119,8 +128,9 @@ typedef struct { T mn, mx; } MinMax;
 // One work item per result: for many results over short or strided
 // reductions (neighbouring items read neighbouring memory), and on CPU
 // devices for many results over contiguous rows.
-__kernel void reduce_items(RedIndexer ix, long out_numel, long red_numel, __global char* ib, ulong io,
-                           __global char* o0b, ulong o0o, __global char* o1b, ulong o1o PARAMS_DECL) {
+__kernel void reduce_items(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b,
+                           __global char* pb PARAMS_DECL) {
+  RED_HEAD
   const long o = get_global_id(0);
   if (o >= out_numel) return;
   long base, out0, out1;
@@ -135,10 +145,9 @@ __kernel void reduce_items(RedIndexer ix, long out_numel, long red_numel, __glob
 // One work group per (result, chunk): the group's items stride over the
 // chunk [g * chunk, ...) and combine in local memory. With groups_per_out
 // G > 1 the accumulators go to `partial` for reduce_partials.
-__kernel void reduce_groups(RedIndexer ix, long out_numel, long red_numel, long G, long chunk,
-                            __global char* ib, ulong io, __global char* o0b, ulong o0o,
-                            __global char* o1b, ulong o1o, __global char* pb, ulong po,
-                            __local ACC_T* scratch PARAMS_DECL) {
+__kernel void reduce_groups(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b,
+                            __global char* pb, __local ACC_T* scratch PARAMS_DECL) {
+  RED_HEAD
   const long lid = get_local_id(0), lsize = get_local_size(0);
   __global IN_ST* in = PTR(IN_ST, ib, io);
   __global ACC_T* partial = PTR(ACC_T, pb, po);
@@ -178,8 +187,9 @@ __kernel void reduce_groups(RedIndexer ix, long out_numel, long red_numel, long 
 // sum over dim 0 of a row-major matrix): each item computes LANES
 // neighbouring results, so every step of its loop reads LANES consecutive
 // elements into independent accumulators (a CPU device vectorises them).
-__kernel void reduce_lanes(RedIndexer ix, long out_numel, long red_numel, __global char* ib, ulong io,
-                           __global char* o0b, ulong o0o, __global char* o1b, ulong o1o PARAMS_DECL) {
+__kernel void reduce_lanes(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b,
+                           __global char* pb PARAMS_DECL) {
+  RED_HEAD
   const long n0 = ix.kept_sizes[0], blocks0 = (n0 + LANES - 1) / LANES;
   const long item = get_global_id(0);
   if (item >= blocks0 * (out_numel / n0)) return;
@@ -209,8 +219,9 @@ __kernel void reduce_lanes(RedIndexer ix, long out_numel, long red_numel, __glob
 // block of n0 results into its own partial row, reading every input row in
 // order (a page-sized row stride no longer costs a page per few elements).
 // reduce_row_partials then combines the G partial rows.
-__kernel void reduce_rows(RedIndexer ix, long out_numel, long red_numel, long G, long chunk,
-                          __global char* ib, ulong io, __global char* pb, ulong po PARAMS_DECL) {
+__kernel void reduce_rows(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b,
+                          __global char* pb PARAMS_DECL) {
+  RED_HEAD
   const long n0 = ix.kept_sizes[0];
   const long item = get_global_id(0);
   if (item >= (out_numel / n0) * G) return;
@@ -233,8 +244,9 @@ __kernel void reduce_rows(RedIndexer ix, long out_numel, long red_numel, long G,
 
 #elif RED_MODE == 5
 // Second pass of reduce_rows: one item per result combines its G partials.
-__kernel void reduce_row_partials(RedIndexer ix, long out_numel, long G, __global char* pb, ulong po,
-                                  __global char* o0b, ulong o0o, __global char* o1b, ulong o1o PARAMS_DECL) {
+__kernel void reduce_row_partials(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b,
+                                  __global char* pb PARAMS_DECL) {
+  RED_HEAD
   const long o = get_global_id(0);
   if (o >= out_numel) return;
   const long n0 = ix.kept_sizes[0], block = o / n0, c = o % n0;
@@ -250,9 +262,9 @@ __kernel void reduce_row_partials(RedIndexer ix, long out_numel, long G, __globa
 // CPU devices, few results over long reductions: item w = (result o, chunk g)
 // folds its chunk in order (contiguous: LANES accumulators) into partial[w],
 // or into the result when G == 1. No local memory, no barriers.
-__kernel void reduce_chunks(RedIndexer ix, long out_numel, long red_numel, long G, long chunk,
-                            __global char* ib, ulong io, __global char* o0b, ulong o0o,
-                            __global char* o1b, ulong o1o, __global char* pb, ulong po PARAMS_DECL) {
+__kernel void reduce_chunks(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b,
+                            __global char* pb PARAMS_DECL) {
+  RED_HEAD
   const long w = get_global_id(0);
   if (w >= out_numel * G) return;
   const long o = w / G, g = w % G;
@@ -272,9 +284,9 @@ __kernel void reduce_chunks(RedIndexer ix, long out_numel, long red_numel, long 
 
 #else
 // Second pass: one work group per result combines its G partial accumulators.
-__kernel void reduce_partials(RedIndexer ix, long out_numel, long G, __global char* pb, ulong po,
-                              __global char* o0b, ulong o0o, __global char* o1b, ulong o1o,
-                              __local ACC_T* scratch PARAMS_DECL) {
+__kernel void reduce_partials(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b,
+                              __global char* pb, __local ACC_T* scratch PARAMS_DECL) {
+  RED_HEAD
   const long lid = get_local_id(0), lsize = get_local_size(0);
   __global ACC_T* partial = PTR(ACC_T, pb, po);
   for (long o = get_group_id(0); o < out_numel; o += get_num_groups(0)) {

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "backend/device_ptr.h"
 #include "backend/kernel_launch.h"
 #include "backend/program_cache.h"
 #include "backend/runtime.h"
@@ -15,11 +16,32 @@ namespace torch_ocl {
 namespace {
 
 constexpr int kDims = 12;  // KDIMS / RDIMS in kernels/reduce_engine.cl
+// Mirrors RedIndexer in kernels/reduce_engine.cl (all fields 64-bit: no padding).
 struct RedIndexer {
   int64_t n_kept = 0, n_red = 0;
   int64_t kept_sizes[kDims] = {}, kept_in[kDims] = {}, kept_out0[kDims] = {}, kept_out1[kDims] = {};
   int64_t red_sizes[kDims] = {}, red_in[kDims] = {};
+  int64_t out_numel = 0, red_numel = 0, G = 1, chunk = 0;
+  uint64_t io = 0, o0o = 0, o1o = 0, po = 0;
 };
+
+// The arguments every reduction kernel starts with: the head (index space,
+// sizes and the byte offsets of the buffers) and the buffers of the input,
+// the two outputs and the partials (null where a kernel has none).
+void push_head(Launch& launch, RedIndexer ix, const at::TensorBase* input, const at::TensorBase& o0,
+               const at::TensorBase& o1, const at::TensorBase* partial) {
+  std::array<cl_mem, 4> buffers{};
+  std::array<uint64_t*, 4> offsets{&ix.io, &ix.o0o, &ix.o1o, &ix.po};
+  std::array<const at::TensorBase*, 4> tensors{input, &o0, &o1, partial};
+  for (size_t k = 0; k < 4; ++k) {
+    if (tensors[k] == nullptr || !tensors[k]->defined() || tensors[k]->const_data_ptr() == nullptr) continue;
+    const DeviceBuffer b = resolve_device_ptr(tensors[k]->const_data_ptr());
+    buffers[k] = b.buffer;
+    *offsets[k] = b.offset;
+  }
+  launch.raw(sizeof(ix), &ix);
+  for (const cl_mem& b : buffers) launch.raw(sizeof(cl_mem), b ? &b : nullptr);
+}
 
 enum class Mode : int { Items = 0, Groups = 1, Partials = 2, Lanes = 3, Rows = 4, RowPartials = 5, Chunks = 6 };
 // Results per item of Mode::Lanes (CPU devices only): each step of an item's
@@ -169,28 +191,28 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
   const at::TensorBase& o0 = iter.tensor_base(0);
   const at::TensorBase& o1 = nout == 2 ? iter.tensor_base(1) : iter.tensor_base(0);
 
+  ix.out_numel = out_numel;
+  ix.red_numel = red_numel;
   if (mode == Mode::Rows) {
     const int64_t n0 = ix.kept_sizes[0], blocks = out_numel / n0;
     const int64_t units = std::max<int64_t>(1, device_info(device).compute_units);
     // Rows in G chunks: at least 4 items per compute unit, at least 16 rows per chunk.
-    const int64_t G = std::clamp<int64_t>((4 * units + blocks - 1) / blocks, 1, std::max<int64_t>(1, red_numel / 16));
-    const int64_t chunk = (red_numel + G - 1) / G;
-    const at::Tensor partial = at::empty({blocks * G * n0 * static_cast<int64_t>(acc)}, input.options().dtype(at::kByte));
+    ix.G = std::clamp<int64_t>((4 * units + blocks - 1) / blocks, 1, std::max<int64_t>(1, red_numel / 16));
+    ix.chunk = (red_numel + ix.G - 1) / ix.G;
+    const at::Tensor partial = at::empty({blocks * ix.G * n0 * static_cast<int64_t>(acc)}, input.options().dtype(at::kByte));
     Launch rows(device, kernel_for(Mode::Rows));
-    rows.raw(sizeof(ix), &ix).value<cl_long>(out_numel).value<cl_long>(red_numel).value<cl_long>(G).value<cl_long>(chunk);
-    rows.tensor(input).tensor(partial);
+    push_head(rows, ix, &input, o0, o1, &partial);
     push_params(rows, op, params, in);
-    run_spread(rows, blocks * G);
+    run_spread(rows, blocks * ix.G);
     Launch combine(device, kernel_for(Mode::RowPartials));
-    combine.raw(sizeof(ix), &ix).value<cl_long>(out_numel).value<cl_long>(G).tensor(partial).tensor(o0).tensor(o1);
+    push_head(combine, ix, nullptr, o0, o1, &partial);
     push_params(combine, op, params, in);
     combine.run_items(static_cast<size_t>(out_numel));
     return;
   }
   if (mode == Mode::Items || mode == Mode::Lanes) {
     Launch launch(device, kernel_for(mode));
-    launch.raw(sizeof(ix), &ix).value<cl_long>(out_numel).value<cl_long>(red_numel);
-    launch.tensor(input).tensor(o0).tensor(o1);
+    push_head(launch, ix, &input, o0, o1, nullptr);
     push_params(launch, op, params, in);
     if (mode == Mode::Items) {
       launch.run_items(static_cast<size_t>(out_numel));
@@ -209,27 +231,24 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
   CachedKernel& groups = kernel_for(cpu ? Mode::Chunks : Mode::Groups);
   size_t local = 1;
   while (local * 2 <= std::min<size_t>(256, groups.work_group_size)) local *= 2;
-  const int64_t G =
-      out_numel >= 64 ? 1
-      : cpu ? std::clamp<int64_t>(red_numel / 4096, 1, 8 * std::max<int64_t>(1, device_info(device).compute_units))
-            : std::clamp<int64_t>(red_numel / static_cast<int64_t>(local * 64), 1, 1024);
-  const int64_t chunk = (red_numel + G - 1) / G;
+  ix.G = out_numel >= 64 ? 1
+         : cpu ? std::clamp<int64_t>(red_numel / 4096, 1, 8 * std::max<int64_t>(1, device_info(device).compute_units))
+               : std::clamp<int64_t>(red_numel / static_cast<int64_t>(local * 64), 1, 1024);
+  ix.chunk = (red_numel + ix.G - 1) / ix.G;
   at::Tensor partial;
-  if (G > 1) partial = at::empty({out_numel * G * static_cast<int64_t>(acc)}, input.options().dtype(at::kByte));
+  if (ix.G > 1) partial = at::empty({out_numel * ix.G * static_cast<int64_t>(acc)}, input.options().dtype(at::kByte));
   {
     Launch launch(device, groups);
-    launch.raw(sizeof(ix), &ix).value<cl_long>(out_numel).value<cl_long>(red_numel).value<cl_long>(G).value<cl_long>(chunk);
-    launch.tensor(input).tensor(o0).tensor(o1);
-    if (G > 1) launch.tensor(partial); else launch.null_tensor();
+    push_head(launch, ix, &input, o0, o1, &partial);
     if (!cpu) launch.local_memory(local * acc);
     push_params(launch, op, params, in);
-    if (cpu) run_spread(launch, out_numel * G);  // reduce_chunks: no local memory, no barriers
-    else launch.run(static_cast<size_t>(out_numel * G) * local, local);
+    if (cpu) run_spread(launch, out_numel * ix.G);  // reduce_chunks: no local memory, no barriers
+    else launch.run(static_cast<size_t>(out_numel * ix.G) * local, local);
   }
-  if (G == 1) return;
+  if (ix.G == 1) return;
   Launch launch(device, kernel_for(Mode::Partials));
-  launch.raw(sizeof(ix), &ix).value<cl_long>(out_numel).value<cl_long>(G).tensor(partial);
-  launch.tensor(o0).tensor(o1).local_memory(local * acc);
+  push_head(launch, ix, nullptr, o0, o1, &partial);
+  launch.local_memory(local * acc);
   push_params(launch, op, params, in);
   launch.run(static_cast<size_t>(out_numel) * local, local);
 }
