@@ -117,29 +117,31 @@ def test_direct_equals_structured_and_cpu(name, fn, arity, dom, dtype):
     assert_close(direct.cpu(), fn(*cpu), equal_nan=True, **TOL.get(dtype, {}))
 
 
+# (name, fn, direct launches fn makes: its in-place op, and the scalar-operand
+# ops some of them use to build their arguments)
 INPLACE = [
-    ("add_", lambda a, b: a.add_(b, alpha=-0.1)),
-    ("sub_", lambda a, b: a.sub_(b)),
-    ("mul_", lambda a, b: a.mul_(b)),
-    ("div_", lambda a, b: a.div_(b)),
-    ("exp_", lambda a, b: a.exp_()),
-    ("sigmoid_", lambda a, b: a.sigmoid_()),
-    ("leaky_relu_", lambda a, b: F.leaky_relu_(a, 0.1)),
-    ("relu_", lambda a, b: a.sub_(1).relu_()),
-    ("addcmul_", lambda a, b: a.addcmul_(b, b, value=0.5)),
-    ("addcdiv_", lambda a, b: a.addcdiv_(b, b + 4, value=0.5)),
-    ("self_aliased", lambda a, b: a.mul_(a)),  # full overlap: allowed, as ATen
+    ("add_", lambda a, b: a.add_(b, alpha=-0.1), 1),
+    ("sub_", lambda a, b: a.sub_(b), 1),
+    ("mul_", lambda a, b: a.mul_(b), 1),
+    ("div_", lambda a, b: a.div_(b), 1),
+    ("exp_", lambda a, b: a.exp_(), 1),
+    ("sigmoid_", lambda a, b: a.sigmoid_(), 1),
+    ("leaky_relu_", lambda a, b: F.leaky_relu_(a, 0.1), 1),
+    ("relu_", lambda a, b: a.sub_(1).relu_(), 2),  # sub_ with a scalar, then clamp_min_
+    ("addcmul_", lambda a, b: a.addcmul_(b, b, value=0.5), 1),
+    ("addcdiv_", lambda a, b: a.addcdiv_(b, b + 4, value=0.5), 2),  # b + 4, then addcdiv_
+    ("self_aliased", lambda a, b: a.mul_(a), 1),  # full overlap: allowed, as ATen
 ]
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=lambda d: str(d)[6:])
-@pytest.mark.parametrize("name,fn", INPLACE, ids=[o[0] for o in INPLACE])
-def test_inplace(name, fn, dtype):
+@pytest.mark.parametrize("name,fn,expected_launches", INPLACE, ids=[o[0] for o in INPLACE])
+def test_inplace(name, fn, expected_launches, dtype):
     a, b = _values((64,), dtype, 0.5, 2, seed=1), _values((64,), dtype, 0.5, 2, seed=2)
     x, y = a.to("ocl"), b.to("ocl")
     version = x._version
     out, n = launches(lambda: fn(x, y))
-    assert n >= 1 and out is x and x._version > version
+    assert n == expected_launches and out is x and x._version > version
     expected = fn(a.clone(), b)
     assert_close(x.cpu(), expected, **TOL.get(dtype, {}))
 
@@ -165,6 +167,7 @@ SCALAR_OPERAND = [
     ("big for half", lambda a: a * 1e5),
     ("0-dim float64 tensor", lambda a: a + torch.tensor(2.5, dtype=torch.float64)),
     ("0-dim int64 tensor", lambda a: a * torch.tensor(3)),
+    ("neg-bit 0-dim tensor", lambda a: a * torch._neg_view(torch.tensor(2.0))),  # the Negative key resolves it first
     ("maximum", lambda a: torch.maximum(a, torch.tensor(0.25))),
     ("inplace", lambda a: a.clone().mul_(0.25)),
 ]
