@@ -345,33 +345,41 @@ T unchecked(const c10::Scalar& s) {
 }
 }  // namespace
 
-Launch& Launch::scalar(const c10::Scalar& s, c10::ScalarType compute_dtype) {
+size_t kernel_scalar_bytes(const c10::Scalar& s, c10::ScalarType compute_dtype, void* out) {
+  const auto put = [out](const auto& v) {
+    std::memcpy(out, &v, sizeof(v));
+    return sizeof(v);
+  };
   switch (compute_dtype) {
-    case c10::kBool: return value<cl_uchar>(s.toBool() ? 1 : 0);
-    case c10::kByte: return value<cl_uchar>(unchecked<uint8_t>(s));
-    case c10::kChar: return value<cl_char>(unchecked<int8_t>(s));
-    case c10::kShort: return value<cl_short>(unchecked<int16_t>(s));
-    case c10::kUInt16: return value<cl_ushort>(unchecked<uint16_t>(s));
-    case c10::kInt: return value<cl_int>(unchecked<int32_t>(s));
-    case c10::kUInt32: return value<cl_uint>(unchecked<uint32_t>(s));
-    case c10::kLong: return value<cl_long>(unchecked<int64_t>(s));
-    case c10::kUInt64: return value<cl_ulong>(unchecked<uint64_t>(s));
+    case c10::kBool: return put(cl_uchar{s.toBool() ? cl_uchar{1} : cl_uchar{0}});
+    case c10::kByte: return put(cl_uchar{unchecked<uint8_t>(s)});
+    case c10::kChar: return put(cl_char{unchecked<int8_t>(s)});
+    case c10::kShort: return put(cl_short{unchecked<int16_t>(s)});
+    case c10::kUInt16: return put(cl_ushort{unchecked<uint16_t>(s)});
+    case c10::kInt: return put(cl_int{unchecked<int32_t>(s)});
+    case c10::kUInt32: return put(cl_uint{unchecked<uint32_t>(s)});
+    case c10::kLong: return put(cl_long{unchecked<int64_t>(s)});
+    case c10::kUInt64: return put(cl_ulong{unchecked<uint64_t>(s)});
     case c10::kHalf:
     case c10::kBFloat16:
-    case c10::kFloat: return value<cl_float>(unchecked<float>(s));
-    case c10::kDouble: return value<cl_double>(unchecked<double>(s));
+    case c10::kFloat: return put(cl_float{unchecked<float>(s)});
+    case c10::kDouble: return put(cl_double{unchecked<double>(s)});
     case c10::kComplexFloat: {  // float2 (re, im)
       const auto z = s.toComplexFloat();
-      const cl_float2 v{{z.real(), z.imag()}};
-      return value<cl_float2>(v);
+      return put(cl_float2{{z.real(), z.imag()}});
     }
     case c10::kComplexDouble: {
       const auto z = s.toComplexDouble();
-      const cl_double2 v{{z.real(), z.imag()}};
-      return value<cl_double2>(v);
+      return put(cl_double2{{z.real(), z.imag()}});
     }
     default: TORCH_CHECK(false, "torch_ocl: no kernel scalar type for ", compute_dtype);
   }
+}
+
+Launch& Launch::scalar(const c10::Scalar& s, c10::ScalarType compute_dtype) {
+  alignas(16) unsigned char bytes[kMaxKernelScalarBytes];
+  const size_t size = kernel_scalar_bytes(s, compute_dtype, bytes);
+  return raw(size, bytes);
 }
 
 size_t Launch::max_work_group_size() const { return cached_->work_group_size; }

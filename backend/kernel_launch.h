@@ -128,6 +128,11 @@ int contiguous_block(c10::DeviceIndex device);
 const char* cl_lowest(c10::ScalarType t);
 const char* cl_highest(c10::ScalarType t);
 
+// `s` as the kernel's type for `compute_dtype` (as Launch::scalar passes it):
+// its bytes written to `out` (room for kMaxKernelScalarBytes); returns their count.
+constexpr size_t kMaxKernelScalarBytes = 16;  // double2 (complex128)
+size_t kernel_scalar_bytes(const c10::Scalar& s, c10::ScalarType compute_dtype, void* out);
+
 class Launch {
  public:
   // A kernel from the kernel cache.

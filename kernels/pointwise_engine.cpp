@@ -25,10 +25,41 @@ namespace torch_ocl {
 namespace {
 
 constexpr int kMaxPwOperands = 6;  // 2 outputs + 4 inputs, or 1 output + 5 inputs
+constexpr int kMaxPwParams = 5;
+
+// PwHead, a generated kernel's first argument (its typedef is written by
+// generate()): the element count, each tensor operand's byte offset, then one
+// 16-byte slot per value: the CPU scalar operands in operand order, then the
+// op's parameters. PoCL copies every kernel argument into a block of its own
+// and tracks every buffer argument per launch (~760 and ~1 290 instructions:
+// bench/README.md), so values travel in the head, not as arguments.
+struct PwHeadLayout {
+  size_t values;  // byte offset of the first value slot
+  size_t size;
+};
+PwHeadLayout pw_head_layout(int ntensors, int nvalues) {
+  const size_t fixed = sizeof(int64_t) * (1 + ntensors);
+  if (nvalues == 0) return {fixed, fixed};
+  const size_t values = (fixed + 15) / 16 * 16;  // ulong2 slots are 16-byte aligned
+  return {values, values + 16 * static_cast<size_t>(nvalues)};
+}
+constexpr size_t kMaxPwHeadBytes = 64 + 16 * (kMaxPwOperands + kMaxPwParams);
+
 // The strided kernels take their indexer by value; OpenCL 1.2 guarantees
 // 1024 bytes of kernel arguments, so the dims an indexer holds shrink with
-// its operand count (25, CUDA's limit, up to 3 tensors; 18 for 6).
-int max_dims(int ntensors) { return std::min(25, (1024 - 64) / 8 / (ntensors + 1)); }
+// its operand and value count (25, CUDA's limit, up to 3 tensors).
+int max_dims(int ntensors, int nvalues) {
+  const size_t others = pw_head_layout(ntensors, nvalues).size + sizeof(cl_mem) * ntensors + sizeof(int64_t);
+  return std::min<int>(25, static_cast<int>((1024 - others) / sizeof(int64_t)) / (ntensors + 1));
+}
+
+// On CPU devices every kernel also has a variant taking one buffer for all
+// its tensors, launched when they share one (small tensors come from the
+// allocator's 2 MiB segments): two fewer buffer arguments for a binary op
+// cut PoCL's enqueue by a third. GPU drivers pass arguments cheaply and
+// compile every kernel of a program eagerly, so they do without.
+bool one_buffer_variants(c10::DeviceIndex device) { return !device_info(device).is_gpu(); }
+thread_local size_t tls_one_buffer_launches = 0;
 
 struct Operand {
   c10::ScalarType dtype;
@@ -59,7 +90,7 @@ constexpr const char* kContiguousKernel = "pw";
 constexpr const char* kStridedKernel = "pw_strided";
 
 std::string generate(const PointwiseOp& op, c10::ScalarType compute, c10::ArrayRef<Operand> operands,
-                     int noutputs, int dims, int contiguous_vec) {
+                     int noutputs, int contiguous_vec, bool one_buffer) {
   const ClType& ct = engine_type(compute);
   const bool is_float = c10::isFloatingType(compute), is_bool = compute == c10::kBool;
   const bool complex = is_complex_kernel_dtype(compute);
@@ -80,9 +111,12 @@ std::string generate(const PointwiseOp& op, c10::ScalarType compute, c10::ArrayR
     s += kernel_source("pointwise_lib");
     if (op.lib) s += kernel_source(op.lib);
   }
-  int ntensors = 0;
+  int ntensors = 0, nvalues = static_cast<int>(std::strlen(op.params));
   for (size_t k = 0; k < operands.size(); ++k) {
-    if (operands[k].cpu_scalar) continue;
+    if (operands[k].cpu_scalar) {
+      ++nvalues;
+      continue;
+    }
     const ClType& t = engine_type(operands[k].dtype);
     const std::string id = std::to_string(k);
     s += "#define ST" + id + " " + t.storage + "\n";
@@ -98,29 +132,41 @@ std::string generate(const PointwiseOp& op, c10::ScalarType compute, c10::ArrayR
   s += out_dtype == c10::kHalf       ? "#define ROUND_OUT(v) pw_round_half(v)\n"
        : out_dtype == c10::kBFloat16 ? "#define ROUND_OUT(v) bf16_to_float(float_to_bf16(v))\n"
                                      : "#define ROUND_OUT(v) (v)\n";
+  const int dims = max_dims(ntensors, nvalues);
   s += "typedef struct { long ndim; long sizes[" + std::to_string(dims) + "]; long strides[" +
        std::to_string(ntensors) + "][" + std::to_string(dims) + "]; } PwIndexer;\n";
-  // The element count and the tensors' byte offsets in one argument (PwHead):
-  // PoCL copies every kernel argument into a block of its own per launch.
-  s += "typedef struct { long n; ulong off[" + std::to_string(ntensors) + "]; } PwHead;\n";
-  // One program holds both kernels: a cold compile of an op's dtype
+  s += "typedef struct { long n; ulong off[" + std::to_string(ntensors) + "];" +
+       (nvalues ? " ulong2 v[" + std::to_string(nvalues) + "];" : std::string()) + " } PwHead;\n";
+  // The buffer parameters of a body function, and its arguments from a
+  // kernel with one buffer per tensor and from a kernel with one in all.
+  std::string buffer_params, buffer_args, one_buffer_args;
+  for (size_t k = 0; k < operands.size(); ++k) {
+    if (operands[k].cpu_scalar) continue;
+    const std::string name = "buf" + std::to_string(k) + "_";
+    buffer_params += ", __global char* " + name;
+    buffer_args += ", " + name;
+    one_buffer_args += ", mem_";
+  }
+  // One program holds every kernel: a cold compile of an op's dtype
   // combination serves its contiguous and its strided launches.
   for (const bool strided : {false, true}) {
     const int vec = strided ? 1 : contiguous_vec;
-    s += std::string("__kernel void ") + (strided ? kStridedKernel : kContiguousKernel) + "(PwHead h_";
-    if (strided) s += ", PwIndexer ix_";
-    for (size_t k = 0; k < operands.size(); ++k) {
+    const std::string name = strided ? kStridedKernel : kContiguousKernel;
+    const std::string indexer_param = strided ? ", PwIndexer ix_" : "";
+    const std::string indexer_arg = strided ? ", ix_" : "";
+    s += "void " + name + "_body(PwHead h_" + indexer_param + buffer_params + ") {\n  const long n_ = h_.n;\n";
+    int slot = 0;
+    for (size_t k = 0, t = 0; k < operands.size(); ++k) {
       const std::string id = std::to_string(k);
       if (operands[k].cpu_scalar)
-        s += ", T s" + id + "_";
+        s += "  const T s" + id + "_ = *(const T*)&h_.v[" + std::to_string(slot++) + "];\n";
       else
-        s += ", __global char* buf" + id + "_";
+        s += "  const ulong boff" + id + "_ = h_.off[" + std::to_string(t++) + "];\n";
     }
-    for (size_t p = 0; op.params[p]; ++p)
-      s += std::string(", ") + param_type(op.params[p], compute) + " p" + std::to_string(p);
-    s += ") {\n  const long n_ = h_.n;\n";
-    for (size_t k = 0, t = 0; k < operands.size(); ++k)
-      if (!operands[k].cpu_scalar) s += "  const ulong boff" + std::to_string(k) + "_ = h_.off[" + std::to_string(t++) + "];\n";
+    for (size_t p = 0; op.params[p]; ++p) {
+      const std::string type = param_type(op.params[p], compute);
+      s += "  const " + type + " p" + std::to_string(p) + " = *(const " + type + "*)&h_.v[" + std::to_string(slot++) + "];\n";
+    }
     // The per-element statements, over element index i_.
     std::string body = "  const long idx = i_;\n";
     // Element offsets of the tensor operands.
@@ -165,12 +211,17 @@ std::string generate(const PointwiseOp& op, c10::ScalarType compute, c10::ArrayR
       s += "  } else {\n  for (long i_ = b_; i_ < n_; ++i_) {\n" + body + "  }\n  }\n";
     }
     s += "}\n";
+    s += "__kernel void " + name + "(PwHead h_" + indexer_param + buffer_params + ") { " + name + "_body(h_" +
+         indexer_arg + buffer_args + "); }\n";
+    if (one_buffer)
+      s += "__kernel void " + name + "_1(PwHead h_" + indexer_param + ", __global char* mem_) { " + name +
+           "_body(h_" + indexer_arg + one_buffer_args + "); }\n";
   }
   return s;
 }
 
-// The kernel's parameter value for kind `kind`.
-void push_param(Launch& launch, char kind, const c10::Scalar& v, c10::ScalarType compute) {
+// The kernel's value of parameter kind `kind`, written to a PwHead slot.
+void write_param(char kind, const c10::Scalar& v, c10::ScalarType compute, unsigned char* slot) {
   switch (kind) {
     case 'T':
       // As the CPU kernels' value.to<scalar_t>(): a scalar parameter must
@@ -178,12 +229,21 @@ void push_param(Launch& launch, char kind, const c10::Scalar& v, c10::ScalarType
       if (compute != c10::kUInt16 && compute != c10::kUInt32 && compute != c10::kUInt64)
         AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND3(c10::kHalf, c10::kBFloat16, c10::kBool, compute,
                                                "pointwise parameter", [&] { (void)v.to<scalar_t>(); });
-      launch.scalar(v, compute);
+      kernel_scalar_bytes(v, compute, slot);
       break;
-    case 'L': launch.value<cl_long>(v.toLong()); break;
+    case 'L': {
+      const cl_long l = v.toLong();
+      std::memcpy(slot, &l, sizeof(l));
+      break;
+    }
     case 'F':
-      if (compute == c10::kDouble || compute == c10::kComplexDouble) launch.value<cl_double>(v.toDouble());
-      else launch.value<cl_float>(static_cast<float>(v.toDouble()));
+      if (compute == c10::kDouble || compute == c10::kComplexDouble) {
+        const cl_double d = v.toDouble();
+        std::memcpy(slot, &d, sizeof(d));
+      } else {
+        const cl_float f = static_cast<float>(v.toDouble());
+        std::memcpy(slot, &f, sizeof(f));
+      }
       break;
   }
 }
@@ -235,37 +295,55 @@ void launch_generated(const PointwiseOp& op, c10::DeviceIndex device, c10::Scala
                       c10::ArrayRef<c10::Scalar> cpu_values, int64_t n, const at::TensorIteratorBase* strided,
                       c10::ArrayRef<c10::Scalar> params) {
   const int nops = static_cast<int>(operands.size());
-  int ntensors = 0;
+  TORCH_INTERNAL_ASSERT(params.size() <= kMaxPwParams, "pointwise op ", op.name, ": too many parameters");
+  int ntensors = 0, nvalues = static_cast<int>(params.size());
   uint64_t lo = static_cast<uint64_t>(compute);
+  std::array<cl_mem, kMaxPwOperands> buffers{};
+  alignas(16) std::array<unsigned char, kMaxPwHeadBytes> head{};
+  const int64_t count = n;
+  std::memcpy(head.data(), &count, sizeof(count));
+  bool one_buffer = one_buffer_variants(device);
   for (int k = 0; k < nops; ++k) {
-    ntensors += !operands[k].cpu_scalar;
     lo |= static_cast<uint64_t>(static_cast<int>(operands[k].dtype) | (operands[k].cpu_scalar << 6)) << (7 + 7 * k);
+    if (operands[k].cpu_scalar) {
+      ++nvalues;
+      continue;
+    }
+    const DeviceBuffer b = resolve_device_ptr(data[k]);
+    const uint64_t offset = b.offset;
+    std::memcpy(head.data() + sizeof(int64_t) * (1 + ntensors), &offset, sizeof(offset));
+    buffers[ntensors] = b.buffer;
+    one_buffer &= b.buffer == buffers[0];
+    ++ntensors;
   }
+  one_buffer &= ntensors > 1;
+  lo |= static_cast<uint64_t>(one_buffer) << 62;
   lo |= static_cast<uint64_t>(strided != nullptr) << 63;
-  const int dims = max_dims(ntensors);
+  const PwHeadLayout layout = pw_head_layout(ntensors, nvalues);
+  unsigned char* slot = head.data() + layout.values;
+  for (int k = 0; k < nops; ++k)
+    if (operands[k].cpu_scalar) {
+      kernel_scalar_bytes(cpu_values[k], compute, slot);
+      slot += 16;
+    }
+  for (size_t p = 0; p < params.size(); ++p, slot += 16) write_param(op.params[p], params[p], compute, slot);
+
+  const int dims = max_dims(ntensors, nvalues);
   const int vec = strided ? 1 : pointwise_block(device);
   if (strided)
     TORCH_CHECK(strided->ndim() <= dims, "torch_ocl: ", op.name, " handles at most ", dims,
                 " non-coalescable dims with ", ntensors, " tensors, got ", strided->ndim());
-
   CachedKernel& kernel = cached_kernel(
       device, {reinterpret_cast<uint64_t>(&op), lo}, [&] {
         GeneratedKernel g{std::string("pw_") + op.name,
-                          generate(op, compute, operands, noutputs, dims, pointwise_block(device)),
-                          strided ? kStridedKernel : kContiguousKernel};
+                          generate(op, compute, operands, noutputs, pointwise_block(device),
+                                   one_buffer_variants(device)),
+                          std::string(strided ? kStridedKernel : kContiguousKernel) + (one_buffer ? "_1" : "")};
         if (std::getenv("TORCH_OCL_DUMP_KERNELS")) fprintf(stderr, "%s\n", g.source.c_str());
         return g;
       });
   Launch launch(device, kernel);
-  std::array<int64_t, 1 + kMaxPwOperands> head{n};
-  std::array<cl_mem, kMaxPwOperands> buffers{};
-  for (int k = 0, t = 0; k < nops; ++k) {
-    if (operands[k].cpu_scalar) continue;
-    const DeviceBuffer b = resolve_device_ptr(data[k]);
-    buffers[t] = b.buffer;
-    head[1 + t++] = static_cast<int64_t>(b.offset);
-  }
-  launch.raw(sizeof(int64_t) * (1 + ntensors), head.data());
+  launch.raw(layout.size, head.data());
   if (strided) {
     std::array<int64_t, 1 + 25 + kMaxPwOperands * 25> ix{};
     ix[0] = strided->ndim();
@@ -279,14 +357,8 @@ void launch_generated(const PointwiseOp& op, c10::DeviceIndex device, c10::Scala
     }
     launch.raw(sizeof(int64_t) * (1 + dims + ntensors * dims), ix.data());
   }
-  for (int k = 0, t = 0; k < nops; ++k) {
-    if (operands[k].cpu_scalar)
-      launch.scalar(cpu_values[k], compute);
-    else
-      launch.raw(sizeof(cl_mem), &buffers[t++]);
-  }
-  size_t p = 0;
-  for (const auto& v : params) push_param(launch, op.params[p++], v, compute);
+  for (int t = 0; t < (one_buffer ? 1 : ntensors); ++t) launch.raw(sizeof(cl_mem), &buffers[t]);
+  tls_one_buffer_launches += one_buffer;
   launch.run_items(static_cast<size_t>((n + vec - 1) / vec));
 }
 
@@ -408,6 +480,7 @@ bool run_pointwise_direct(const DirectPointwise& d, bool inplace, c10::ArrayRef<
 }
 
 size_t direct_pointwise_launches() { return tls_direct_launches; }
+size_t one_buffer_launches() { return tls_one_buffer_launches; }
 void set_direct_pointwise(bool enabled) { direct_enabled.store(enabled); }
 bool direct_pointwise_enabled() { return direct_enabled.load(); }
 

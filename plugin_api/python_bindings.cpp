@@ -132,6 +132,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("_direct_pointwise_launches", [] { return direct_pointwise_launches(); });
   m.def("_set_direct_pointwise", [](bool enabled) { set_direct_pointwise(enabled); });
   m.def("_direct_pointwise_enabled", [] { return direct_pointwise_enabled(); });
+  m.def("_one_buffer_launches", [] { return one_buffer_launches(); });
   m.def("_held_launches", [](int i) { return held_launches(static_cast<c10::DeviceIndex>(i)); });
   // streams: (stream_id, device_index, device_type) triples, as torch.Stream packs them
   auto pack = [](c10::Stream s) {
