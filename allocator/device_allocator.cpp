@@ -3,6 +3,7 @@
 #include <c10/core/Allocator.h>
 #include <c10/util/Exception.h>
 #include <c10/util/StringUtil.h>
+#include <c10/util/flat_hash_map.h>
 
 #include <algorithm>
 #include <array>
@@ -83,7 +84,7 @@ struct DeviceState {
   std::mutex mutex;
   c10::DeviceIndex device = 0;
   std::set<Block*, BlockOrder> free_small, free_large;
-  std::unordered_map<uintptr_t, Block*> active;
+  ska::flat_hash_map<uintptr_t, Block*> active;  // open addressing: no node allocation per tensor
   std::map<uintptr_t, std::unique_ptr<Segment>> segments;  // by base address
   std::vector<std::pair<cl_event, Block*>> pending;         // frees awaiting other streams
   uintptr_t next_base = 0;
@@ -91,7 +92,21 @@ struct DeviceState {
   size_t reserved = 0;
   DeviceStats stats;
 
+  std::vector<std::unique_ptr<Block>> spare;                // blocks to reuse: a split costs no allocation
+
   std::set<Block*, BlockOrder>& pool(bool small) { return small ? free_small : free_large; }
+
+  Block* new_block() {
+    if (spare.empty()) return new Block();
+    Block* b = spare.back().release();
+    spare.pop_back();
+    return b;
+  }
+  void drop_block(Block* b) {
+    *b = Block{};
+    if (spare.size() < 64) spare.emplace_back(b);
+    else delete b;
+  }
 
   size_t cap() const {
     const auto& d = device_info(device);
@@ -144,7 +159,7 @@ struct DeviceState {
           segments.erase(seg->base);
           segment_generation.fetch_add(1, std::memory_order_acq_rel);
           it = pl->erase(it);
-          delete b;
+          drop_block(b);
         } else {
           ++it;
         }
@@ -233,7 +248,7 @@ struct DeviceState {
                          stats.allocated_bytes[0].current, " allocated, limit ", cap(),
                          " bytes, largest single buffer ", d.max_mem_alloc_size, " bytes");
       }
-      b = new Block();
+      b = new_block();
       b->segment = seg;
       b->addr = seg->base;
       b->size = seg->size;
@@ -243,7 +258,7 @@ struct DeviceState {
     // Split off the remainder when it is worth keeping.
     const size_t rest = b->size - size;
     if ((small && rest >= kMinBlock) || (!small && rest > kSmallSize)) {
-      Block* r = new Block();
+      Block* r = new_block();
       r->segment = b->segment;
       r->addr = b->addr + size;
       r->size = rest;
@@ -310,7 +325,7 @@ struct DeviceState {
         if (b->next) b->next->prev = b;
       }
       b->size += n->size;
-      delete n;
+      drop_block(n);
     }
     if (b->prev || b->next) {
       update_stat(stats.inactive_split, b->small, 1);
