@@ -420,6 +420,14 @@ void Launch::enqueue(size_t total, size_t local) {
 
 int contiguous_block(c10::DeviceIndex device) { return device_info(device).is_gpu() ? 1 : 8; }
 
+bool one_buffer_variants(c10::DeviceIndex device) { return !device_info(device).is_gpu(); }
+
+namespace {
+thread_local size_t tls_one_buffer_launches = 0;
+}  // namespace
+void count_one_buffer_launch() { ++tls_one_buffer_launches; }
+size_t one_buffer_launches() { return tls_one_buffer_launches; }
+
 const char* cl_lowest(c10::ScalarType t) {
   switch (t) {
     case c10::kBool: case c10::kByte: case c10::kUInt16: case c10::kUInt32: case c10::kUInt64: return "0";

@@ -53,13 +53,6 @@ int max_dims(int ntensors, int nvalues) {
   return std::min<int>(25, static_cast<int>((1024 - others) / sizeof(int64_t)) / (ntensors + 1));
 }
 
-// On CPU devices every kernel also has a variant taking one buffer for all
-// its tensors, launched when they share one (small tensors come from the
-// allocator's 2 MiB segments): two fewer buffer arguments for a binary op
-// cut PoCL's enqueue by a third. GPU drivers pass arguments cheaply and
-// compile every kernel of a program eagerly, so they do without.
-bool one_buffer_variants(c10::DeviceIndex device) { return !device_info(device).is_gpu(); }
-thread_local size_t tls_one_buffer_launches = 0;
 
 struct Operand {
   c10::ScalarType dtype;
@@ -358,7 +351,7 @@ void launch_generated(const PointwiseOp& op, c10::DeviceIndex device, c10::Scala
     launch.raw(sizeof(int64_t) * (1 + dims + ntensors * dims), ix.data());
   }
   for (int t = 0; t < (one_buffer ? 1 : ntensors); ++t) launch.raw(sizeof(cl_mem), &buffers[t]);
-  tls_one_buffer_launches += one_buffer;
+  if (one_buffer) count_one_buffer_launch();
   launch.run_items(static_cast<size_t>((n + vec - 1) / vec));
 }
 
@@ -480,7 +473,7 @@ bool run_pointwise_direct(const DirectPointwise& d, bool inplace, c10::ArrayRef<
 }
 
 size_t direct_pointwise_launches() { return tls_direct_launches; }
-size_t one_buffer_launches() { return tls_one_buffer_launches; }
+
 void set_direct_pointwise(bool enabled) { direct_enabled.store(enabled); }
 bool direct_pointwise_enabled() { return direct_enabled.load(); }
 

@@ -99,8 +99,5 @@ size_t direct_pointwise_launches();
 // that compare both paths and benchmarks that measure them side by side.
 void set_direct_pointwise(bool enabled);
 bool direct_pointwise_enabled();
-// This thread's generated pointwise launches that took the one-buffer kernel
-// (every tensor operand in one cl_mem; CPU devices only, see pointwise_engine.cpp).
-size_t one_buffer_launches();
 
 }  // namespace torch_ocl

@@ -123,12 +123,14 @@ typedef struct { T mn, mx; } MinMax;
     for (long r = (r0_); r < (r1_); ++r) RED_STEP(acc, (T)IN_LOAD(in, base + red_offset(&ix, r)), r); \
   }
 
-// Each program holds the one kernel RED_MODE names (a cold compile costs a third).
+// Each program holds the body RED_MODE names (a cold compile costs a third);
+// kernels/reduce_engine.cpp appends its __kernel entry points (one taking a
+// buffer per operand; on CPU devices a second taking one buffer for all).
 #if RED_MODE == 0
 // One work item per result: for many results over short or strided
 // reductions (neighbouring items read neighbouring memory), and on CPU
 // devices for many results over contiguous rows.
-__kernel void reduce_items(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b,
+static inline void reduce_items_body(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b,
                            __global char* pb PARAMS_DECL) {
   RED_HEAD
   const long o = get_global_id(0);
@@ -145,7 +147,7 @@ __kernel void reduce_items(RedIndexer ix, __global char* ib, __global char* o0b,
 // One work group per (result, chunk): the group's items stride over the
 // chunk [g * chunk, ...) and combine in local memory. With groups_per_out
 // G > 1 the accumulators go to `partial` for reduce_partials.
-__kernel void reduce_groups(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b,
+static inline void reduce_groups_body(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b,
                             __global char* pb, __local ACC_T* scratch PARAMS_DECL) {
   RED_HEAD
   const long lid = get_local_id(0), lsize = get_local_size(0);
@@ -187,7 +189,7 @@ __kernel void reduce_groups(RedIndexer ix, __global char* ib, __global char* o0b
 // sum over dim 0 of a row-major matrix): each item computes LANES
 // neighbouring results, so every step of its loop reads LANES consecutive
 // elements into independent accumulators (a CPU device vectorises them).
-__kernel void reduce_lanes(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b,
+static inline void reduce_lanes_body(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b,
                            __global char* pb PARAMS_DECL) {
   RED_HEAD
   const long n0 = ix.kept_sizes[0], blocks0 = (n0 + LANES - 1) / LANES;
@@ -219,7 +221,7 @@ __kernel void reduce_lanes(RedIndexer ix, __global char* ib, __global char* o0b,
 // block of n0 results into its own partial row, reading every input row in
 // order (a page-sized row stride no longer costs a page per few elements).
 // reduce_row_partials then combines the G partial rows.
-__kernel void reduce_rows(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b,
+static inline void reduce_rows_body(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b,
                           __global char* pb PARAMS_DECL) {
   RED_HEAD
   const long n0 = ix.kept_sizes[0];
@@ -244,7 +246,7 @@ __kernel void reduce_rows(RedIndexer ix, __global char* ib, __global char* o0b, 
 
 #elif RED_MODE == 5
 // Second pass of reduce_rows: one item per result combines its G partials.
-__kernel void reduce_row_partials(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b,
+static inline void reduce_row_partials_body(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b,
                                   __global char* pb PARAMS_DECL) {
   RED_HEAD
   const long o = get_global_id(0);
@@ -262,7 +264,7 @@ __kernel void reduce_row_partials(RedIndexer ix, __global char* ib, __global cha
 // CPU devices, few results over long reductions: item w = (result o, chunk g)
 // folds its chunk in order (contiguous: LANES accumulators) into partial[w],
 // or into the result when G == 1. No local memory, no barriers.
-__kernel void reduce_chunks(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b,
+static inline void reduce_chunks_body(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b,
                             __global char* pb PARAMS_DECL) {
   RED_HEAD
   const long w = get_global_id(0);
@@ -284,7 +286,7 @@ __kernel void reduce_chunks(RedIndexer ix, __global char* ib, __global char* o0b
 
 #else
 // Second pass: one work group per result combines its G partial accumulators.
-__kernel void reduce_partials(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b,
+static inline void reduce_partials_body(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b,
                               __global char* pb, __local ACC_T* scratch PARAMS_DECL) {
   RED_HEAD
   const long lid = get_local_id(0), lsize = get_local_size(0);

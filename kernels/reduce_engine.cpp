@@ -25,25 +25,50 @@ struct RedIndexer {
   uint64_t io = 0, o0o = 0, o1o = 0, po = 0;
 };
 
-// The arguments every reduction kernel starts with: the head (index space,
-// sizes and the byte offsets of the buffers) and the buffers of the input,
-// the two outputs and the partials (null where a kernel has none).
-void push_head(Launch& launch, RedIndexer ix, const at::TensorBase* input, const at::TensorBase& o0,
-               const at::TensorBase& o1, const at::TensorBase* partial) {
-  std::array<cl_mem, 4> buffers{};
+// The buffers of a reduction launch: the input's, the two outputs' and the
+// partials' (null where a kernel has none), their byte offsets written into
+// the head. `one`: every non-null one is the same cl_mem and the device has
+// one-buffer kernels (one_buffer_variants: PoCL tracks each buffer argument
+// of every launch).
+struct RedBuffers {
+  std::array<cl_mem, 4> mem{};
+  bool one = false;
+};
+RedBuffers resolve_buffers(RedIndexer& ix, c10::DeviceIndex device, const at::TensorBase* input,
+                           const at::TensorBase& o0, const at::TensorBase& o1, const at::TensorBase* partial) {
+  RedBuffers b;
   std::array<uint64_t*, 4> offsets{&ix.io, &ix.o0o, &ix.o1o, &ix.po};
   std::array<const at::TensorBase*, 4> tensors{input, &o0, &o1, partial};
+  cl_mem first = nullptr;
+  b.one = one_buffer_variants(device);
   for (size_t k = 0; k < 4; ++k) {
     if (tensors[k] == nullptr || !tensors[k]->defined() || tensors[k]->const_data_ptr() == nullptr) continue;
-    const DeviceBuffer b = resolve_device_ptr(tensors[k]->const_data_ptr());
-    buffers[k] = b.buffer;
-    *offsets[k] = b.offset;
+    const DeviceBuffer d = resolve_device_ptr(tensors[k]->const_data_ptr());
+    b.mem[k] = d.buffer;
+    *offsets[k] = d.offset;
+    if (first == nullptr) first = d.buffer;
+    b.one &= d.buffer == first;
   }
+  if (b.one) b.mem = {first};
+  return b;
+}
+
+// The arguments every reduction kernel starts with: the head (index space,
+// sizes and the byte offsets of the buffers), then the buffers (one when
+// they share it: the kernel's _1 entry point).
+void push_head(Launch& launch, const RedIndexer& ix, const RedBuffers& b) {
   launch.raw(sizeof(ix), &ix);
-  for (const cl_mem& b : buffers) launch.raw(sizeof(cl_mem), b ? &b : nullptr);
+  for (size_t k = 0; k < (b.one ? 1 : b.mem.size()); ++k) launch.raw(sizeof(cl_mem), b.mem[k] ? &b.mem[k] : nullptr);
 }
 
 enum class Mode : int { Items = 0, Groups = 1, Partials = 2, Lanes = 3, Rows = 4, RowPartials = 5, Chunks = 6 };
+const char* mode_kernel(Mode m) {
+  static const char* names[] = {"reduce_items", "reduce_groups", "reduce_partials", "reduce_lanes",
+                                "reduce_rows",  "reduce_row_partials", "reduce_chunks"};
+  return names[static_cast<int>(m)];
+}
+// Whether a mode's kernel takes a local-memory scratch after its buffers.
+bool mode_has_scratch(Mode m) { return m == Mode::Groups || m == Mode::Partials; }
 // Results per item of Mode::Lanes (CPU devices only): each step of an item's
 // loop reads 64 consecutive elements (256 bytes of float32) of one reduced
 // row, so the reduction walks memory in long runs (sum over dim 0 of a 1024 x
@@ -74,7 +99,7 @@ size_t acc_bytes(const char* acc_type, c10::ScalarType in) {
 }
 
 std::string generate(const ReduceOp& op, c10::ScalarType in, c10::ScalarType out0, c10::ScalarType out1,
-                     int nout, Mode mode, int lanes) {
+                     int nout, Mode mode, int lanes, bool one_buffer) {
   const ClType& ti = engine_type(in);
   std::string s = "#define RED_MODE " + std::to_string(static_cast<int>(mode)) + "\n";
   s += "#define LANES " + std::to_string(lanes) + "\n";
@@ -106,8 +131,20 @@ std::string generate(const ReduceOp& op, c10::ScalarType in, c10::ScalarType out
   for (size_t p = 0; op.params[p]; ++p)
     s += std::string(op.params[p] == 'L' ? ", long p" : (std::strcmp(ti.acc, "double") == 0 ? ", double p" : ", float p")) +
          std::to_string(p);
+  s += "\n#define PARAMS_ARGS";
+  for (size_t p = 0; op.params[p]; ++p) s += ", p" + std::to_string(p);
   s += "\n";
   s += kernel_source("reduce_engine");
+  // The entry points of the mode's body.
+  const std::string name = mode_kernel(mode);
+  const std::string scratch_param = mode_has_scratch(mode) ? ", __local ACC_T* scratch" : "";
+  const std::string scratch_arg = mode_has_scratch(mode) ? ", scratch" : "";
+  s += "__kernel void " + name + "(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b, "
+       "__global char* pb" + scratch_param + " PARAMS_DECL) { " + name + "_body(ix, ib, o0b, o1b, pb" + scratch_arg +
+       " PARAMS_ARGS); }\n";
+  if (one_buffer)
+    s += "__kernel void " + name + "_1(RedIndexer ix, __global char* m_" + scratch_param + " PARAMS_DECL) { " + name +
+         "_body(ix, m_, m_, m_, m_" + scratch_arg + " PARAMS_ARGS); }\n";
   return s;
 }
 
@@ -170,13 +207,13 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
 
   const uint64_t key_lo = static_cast<uint64_t>(in) | static_cast<uint64_t>(out0) << 8 |
                           static_cast<uint64_t>(out1) << 16;
-  auto kernel_for = [&](Mode m) -> CachedKernel& {
-    static const char* names[] = {"reduce_items", "reduce_groups", "reduce_partials",
-                                  "reduce_lanes", "reduce_rows",  "reduce_row_partials", "reduce_chunks"};
-    return cached_kernel(device, {reinterpret_cast<uint64_t>(&op), key_lo | static_cast<uint64_t>(m) << 24}, [&] {
+  const bool variants = one_buffer_variants(device);
+  auto kernel_for = [&](Mode m, bool one_buffer) -> CachedKernel& {
+    const uint64_t lo = key_lo | static_cast<uint64_t>(m) << 24 | static_cast<uint64_t>(one_buffer) << 32;
+    return cached_kernel(device, {reinterpret_cast<uint64_t>(&op), lo}, [&] {
       return GeneratedKernel{std::string("reduce_") + op.name,
-                             generate(op, in, out0, out1, nout, m, m == Mode::Lanes ? kWideLanes : lanes),
-                             names[static_cast<int>(m)]};
+                             generate(op, in, out0, out1, nout, m, m == Mode::Lanes ? kWideLanes : lanes, variants),
+                             std::string(mode_kernel(m)) + (one_buffer ? "_1" : "")};
     });
   };
   // CPU devices: results along a contiguous kept dim at least kWideLanes wide,
@@ -193,6 +230,15 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
 
   ix.out_numel = out_numel;
   ix.red_numel = red_numel;
+  // Mode m's kernel over (input, the outputs, partial), its head and buffers set.
+  auto start = [&](Mode m, const at::TensorBase* in_t, const at::TensorBase* partial) {
+    RedIndexer head = ix;
+    const RedBuffers b = resolve_buffers(head, device, in_t, o0, o1, partial);
+    Launch launch(device, kernel_for(m, b.one));
+    push_head(launch, head, b);
+    if (b.one) count_one_buffer_launch();
+    return launch;
+  };
   if (mode == Mode::Rows) {
     const int64_t n0 = ix.kept_sizes[0], blocks = out_numel / n0;
     const int64_t units = std::max<int64_t>(1, device_info(device).compute_units);
@@ -200,19 +246,16 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
     ix.G = std::clamp<int64_t>((4 * units + blocks - 1) / blocks, 1, std::max<int64_t>(1, red_numel / 16));
     ix.chunk = (red_numel + ix.G - 1) / ix.G;
     const at::Tensor partial = at::empty({blocks * ix.G * n0 * static_cast<int64_t>(acc)}, input.options().dtype(at::kByte));
-    Launch rows(device, kernel_for(Mode::Rows));
-    push_head(rows, ix, &input, o0, o1, &partial);
+    Launch rows = start(Mode::Rows, &input, &partial);
     push_params(rows, op, params, in);
     run_spread(rows, blocks * ix.G);
-    Launch combine(device, kernel_for(Mode::RowPartials));
-    push_head(combine, ix, nullptr, o0, o1, &partial);
+    Launch combine = start(Mode::RowPartials, nullptr, &partial);
     push_params(combine, op, params, in);
     combine.run_items(static_cast<size_t>(out_numel));
     return;
   }
   if (mode == Mode::Items || mode == Mode::Lanes) {
-    Launch launch(device, kernel_for(mode));
-    push_head(launch, ix, &input, o0, o1, nullptr);
+    Launch launch = start(mode, &input, nullptr);
     push_params(launch, op, params, in);
     if (mode == Mode::Items) {
       launch.run_items(static_cast<size_t>(out_numel));
@@ -228,9 +271,12 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
   // compute unit a few chunks (16M float32 sum: 0.58 -> 0.8-0.96 of the best
   // copy kernel, bench/README.md); GPUs stride 256 items over 64 x 256-element chunks.
   const bool cpu = lanes > 1;
-  CachedKernel& groups = kernel_for(cpu ? Mode::Chunks : Mode::Groups);
-  size_t local = 1;
-  while (local * 2 <= std::min<size_t>(256, groups.work_group_size)) local *= 2;
+  size_t local = 1;  // GPUs: the group size of reduce_groups, which sets G
+  if (!cpu) local = [&] {
+    size_t l = 1;
+    while (l * 2 <= std::min<size_t>(256, kernel_for(Mode::Groups, false).work_group_size)) l *= 2;
+    return l;
+  }();
   ix.G = out_numel >= 64 ? 1
          : cpu ? std::clamp<int64_t>(red_numel / 4096, 1, 8 * std::max<int64_t>(1, device_info(device).compute_units))
                : std::clamp<int64_t>(red_numel / static_cast<int64_t>(local * 64), 1, 1024);
@@ -238,16 +284,15 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
   at::Tensor partial;
   if (ix.G > 1) partial = at::empty({out_numel * ix.G * static_cast<int64_t>(acc)}, input.options().dtype(at::kByte));
   {
-    Launch launch(device, groups);
-    push_head(launch, ix, &input, o0, o1, &partial);
+    Launch launch = start(cpu ? Mode::Chunks : Mode::Groups, &input, &partial);
     if (!cpu) launch.local_memory(local * acc);
     push_params(launch, op, params, in);
     if (cpu) run_spread(launch, out_numel * ix.G);  // reduce_chunks: no local memory, no barriers
     else launch.run(static_cast<size_t>(out_numel * ix.G) * local, local);
   }
   if (ix.G == 1) return;
-  Launch launch(device, kernel_for(Mode::Partials));
-  push_head(launch, ix, nullptr, o0, o1, &partial);
+  Launch launch = start(Mode::Partials, nullptr, &partial);
+  if (cpu) local = launch.pow2_work_group(256);
   launch.local_memory(local * acc);
   push_params(launch, op, params, in);
   launch.run(static_cast<size_t>(out_numel) * local, local);

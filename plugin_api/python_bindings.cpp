@@ -7,6 +7,7 @@
 #include "backend/cl_objects.h"
 #include "backend/fallback.h"
 #include "backend/fault_injection.h"
+#include "backend/kernel_launch.h"
 #include "backend/generator.h"
 #include "backend/program_cache.h"
 #include "backend/device_checks.h"

@@ -152,3 +152,33 @@ def test_many_values_and_dims():
     da, db, dc = x.to(DEV).permute(5, 3, 1, 0, 2, 4), b.to(DEV), z.to(DEV).permute(3, 4, 5, 0, 1, 2)
     out = torch.addcdiv(da, db, dc.abs() + 1, value=0.75)
     torch.testing.assert_close(out.cpu(), torch.addcdiv(a, b, c.abs() + 1, value=0.75))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda t: t.sum(),                       # one chunk
+    lambda t: t.view(40, 25).var(1),         # a work item per result
+    lambda t: t.view(40, 25).amax(0),        # results along the contiguous dim
+    lambda t: t.view(40, 25).max(1),         # two outputs (values, indices)
+    lambda t: t.view(4, 250).argmin(1),
+], ids=["sum", "var_dim1", "amax_dim0", "max_dim1", "argmin"])
+def test_reductions_share_one_buffer(fn):
+    # The reduction kernels have the same two entry points (kernels/reduce_engine.cpp).
+    x = torch.randn(1000)
+    out, n = counted(lambda: fn(x.to(DEV)))
+    assert n == expect_one_buffer(1)
+    torch.testing.assert_close(torch.utils._pytree.tree_map(lambda t: t.cpu(), out), fn(x))
+
+
+def test_reductions_over_separate_segments():
+    x = torch.randn(BIG)
+    dx = x.to(DEV)
+    # (fn, one-buffer launches): the chunked sum's first pass reads the big
+    # input (separate buffers), its combining pass reads the partials and
+    # writes the small result (one segment); a row sum is one pass over the
+    # input; amax over dim 0 goes row by row, then combines the partials.
+    cases = [(lambda t: t.sum(), 1), (lambda t: t.view(3000, 1000).sum(1), 0),
+             (lambda t: t.view(1000, 3000).amax(0), 1)]
+    for fn, one in cases:
+        out, n = counted(lambda: fn(dx))
+        assert n == expect_one_buffer(one)
+        torch.testing.assert_close(out.cpu(), fn(x), rtol=1e-4, atol=1e-3)
