@@ -53,7 +53,6 @@ int max_dims(int ntensors, int nvalues) {
   return std::min<int>(25, static_cast<int>((1024 - others) / sizeof(int64_t)) / (ntensors + 1));
 }
 
-
 struct Operand {
   c10::ScalarType dtype;
   bool cpu_scalar;  // passed by value (a wrapped number or CPU 0-dim tensor)
