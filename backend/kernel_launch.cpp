@@ -397,6 +397,13 @@ void Launch::run_items(size_t n) {
   enqueue(total, local);
 }
 
+void Launch::run_items_at(size_t n, const std::array<size_t, 3>& offsets) {
+  if (n == 0) return;
+  const size_t local = std::min<size_t>(256, cached_->work_group_size);
+  const size_t total = (n + local - 1) / local * local;
+  enqueue(total, local, offsets.data());
+}
+
 void Launch::run(size_t global, size_t local) {
   if (global == 0) return;
   if (local == 0) local = std::min<size_t>(256, max_work_group_size());
@@ -406,11 +413,14 @@ void Launch::run(size_t global, size_t local) {
   enqueue(total, local);
 }
 
-void Launch::enqueue(size_t total, size_t local) {
+void Launch::enqueue(size_t total, size_t local, const size_t* offsets) {
   BatchedLaunch batched(device_);
+  const size_t global3[3] = {total, 1, 1}, local3[3] = {local, 1, 1};
   const cl_int err = fault_or(FaultPoint::EnqueueNDRangeKernel, [&] {
-    return clEnqueueNDRangeKernel(batched.queue, kernel_, 1, nullptr, &total, &local, batched.num_wait, batched.wait,
-                                  nullptr);
+    return offsets ? clEnqueueNDRangeKernel(batched.queue, kernel_, 3, offsets, global3, local3, batched.num_wait,
+                                            batched.wait, nullptr)
+                   : clEnqueueNDRangeKernel(batched.queue, kernel_, 1, nullptr, &total, &local, batched.num_wait,
+                                            batched.wait, nullptr);
   });
   TORCH_CHECK(err == CL_SUCCESS, "OpenCL call clEnqueueNDRangeKernel(", name_, ") failed: ",
               cl_error_name(err), " (", err, ")");

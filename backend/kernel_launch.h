@@ -87,9 +87,9 @@ struct GeneratedKernel {
 // An argument value as last set on a cl_kernel (size 0: unknown).
 struct KernelArgValue {
   uint32_t size = 0;
-  // Scalars, buffers, and packed size / offset heads of up to 7 longs
-  // (the pointwise kernels' PwHead).
-  alignas(8) unsigned char bytes[56];
+  // Scalars, buffers, and packed heads of up to 128 bytes (the pointwise
+  // kernels' PwHead of up to 6 tensors and 4 values).
+  alignas(8) unsigned char bytes[128];
 };
 struct CachedKernel {
   cl_kernel kernel = nullptr;
@@ -169,6 +169,12 @@ class Launch {
   void run(size_t global, size_t local = 0);
   // One work item per element: `n` items in groups of the kernel's default size.
   void run_items(size_t n);
+  // run_items over a 3-dim range whose dims 1 and 2 have one item: `offsets`
+  // are the range's global offsets, read by the kernel (get_global_offset)
+  // as byte offsets into its buffer. One-buffer kernels take their tensors'
+  // offsets so: they change from launch to launch, the kernel's arguments
+  // then do not (their clSetKernelArg is skipped, see raw()).
+  void run_items_at(size_t n, const std::array<size_t, 3>& offsets);
   size_t max_work_group_size() const;
   // The largest power of two <= min(cap, max_work_group_size()): the group
   // size of kernels with a local-memory tree reduction.
@@ -181,7 +187,7 @@ class Launch {
   std::unique_lock<std::mutex> lock_;
   void check_args_epoch();
   // clEnqueueNDRangeKernel on the current stream, in its batch (BatchedLaunch).
-  void enqueue(size_t total, size_t local);
+  void enqueue(size_t total, size_t local, const size_t* offsets = nullptr);
   cl_uint next_ = 0;
   const char* name_;
 };

@@ -173,6 +173,7 @@ struct Runtime {
       next_pool.push_back(std::make_unique<std::atomic<int>>(0));
       next_high_pool.push_back(std::make_unique<std::atomic<int>>(0));
     }
+    detail::known_devices.store(static_cast<int>(devices.size()), std::memory_order_release);
   }
 };
 
@@ -204,14 +205,18 @@ c10::DeviceIndex num_devices() noexcept {
 
 const std::string& discovery_error() { return runtime().error; }
 
-void check_device_index(c10::DeviceIndex index) {
-  auto n = num_devices();
+namespace detail {
+std::atomic<int> known_devices{-1};
+
+void check_device_index_slow(c10::DeviceIndex index) {
+  auto n = num_devices();  // runs discovery, which sets known_devices
   TORCH_CHECK(index >= 0 && index < n, "ocl:", static_cast<int>(index),
               " is not available: ",
               n == 0 ? discovery_error()
                      : std::to_string(n) + " ocl device(s) found (ocl:0.." +
                            std::to_string(n - 1) + ")");
 }
+}  // namespace detail
 
 const DeviceInfo& device_info(c10::DeviceIndex index) {
   check_device_index(index);

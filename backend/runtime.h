@@ -5,6 +5,7 @@
 #include <c10/core/Device.h>
 #include <c10/core/Stream.h>
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -33,8 +34,17 @@ c10::DeviceIndex num_devices() noexcept;
 const std::string& discovery_error();
 // The device, with a PyTorch-style error for a bad index.
 const DeviceInfo& device_info(c10::DeviceIndex index);
+namespace detail {
+// The usable device count once discovery has run, -1 before: the inline
+// check below reads it without a call (it runs several times per launch).
+extern std::atomic<int> known_devices;
+void check_device_index_slow(c10::DeviceIndex index);
+}  // namespace detail
 // Raises "ocl:N is not available ..." unless 0 <= index < num_devices().
-void check_device_index(c10::DeviceIndex index);
+inline void check_device_index(c10::DeviceIndex index) {
+  if (C10_LIKELY(index >= 0 && index < detail::known_devices.load(std::memory_order_relaxed))) return;
+  detail::check_device_index_slow(index);
+}
 
 c10::DeviceIndex current_device_index();
 void set_current_device(c10::DeviceIndex index);

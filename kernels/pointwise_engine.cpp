@@ -78,6 +78,9 @@ const char* input_name(int i) {
   return names[i];
 }
 
+// Tensors a one-buffer kernel finds at its range's global offsets.
+constexpr int kGlobalOffsetTensors = 3;
+
 constexpr const char* kContiguousKernel = "pw";
 constexpr const char* kStridedKernel = "pw_strided";
 
@@ -131,13 +134,16 @@ std::string generate(const PointwiseOp& op, c10::ScalarType compute, c10::ArrayR
        (nvalues ? " ulong2 v[" + std::to_string(nvalues) + "];" : std::string()) + " } PwHead;\n";
   // The buffer parameters of a body function, and its arguments from a
   // kernel with one buffer per tensor and from a kernel with one in all.
+  // The one-buffer kernel finds its first three tensors at its range's global
+  // offsets (launch_generated), the rest at their head offsets.
   std::string buffer_params, buffer_args, one_buffer_args;
-  for (size_t k = 0; k < operands.size(); ++k) {
+  for (size_t k = 0, t = 0; k < operands.size(); ++k) {
     if (operands[k].cpu_scalar) continue;
     const std::string name = "buf" + std::to_string(k) + "_";
     buffer_params += ", __global char* " + name;
     buffer_args += ", " + name;
-    one_buffer_args += ", mem_";
+    one_buffer_args += t < kGlobalOffsetTensors ? ", mem_ + get_global_offset(" + std::to_string(t) + ")" : ", mem_";
+    ++t;
   }
   // One program holds every kernel: a cold compile of an op's dtype
   // combination serves its contiguous and its strided launches.
@@ -193,12 +199,12 @@ std::string generate(const PointwiseOp& op, c10::ScalarType compute, c10::ArrayR
       body += "  STORE" + id + "(PTR(ST" + id + ", buf" + id + "_, boff" + id + "_), off" + id + "_, " + value + ");\n";
     }
     if (vec == 1) {
-      s += "  const long i_ = get_global_id(0);\n  if (i_ >= n_) return;\n" + body;
+      s += "  const long i_ = get_global_id(0) - get_global_offset(0);\n  if (i_ >= n_) return;\n" + body;
     } else {
       // Whole blocks loop a constant count (unrolled and vectorised by the
       // compiler: consecutive loads and stores); the last block's tail does not.
       const std::string v = std::to_string(vec);
-      s += "  const long b_ = get_global_id(0) * " + v + ";\n  if (b_ + " + v + " <= n_) {\n";
+      s += "  const long b_ = (get_global_id(0) - get_global_offset(0)) * " + v + ";\n  if (b_ + " + v + " <= n_) {\n";
       s += "  for (int j_ = 0; j_ < " + v + "; ++j_) {\n  const long i_ = b_ + j_;\n" + body + "  }\n";
       s += "  } else {\n  for (long i_ = b_; i_ < n_; ++i_) {\n" + body + "  }\n  }\n";
     }
@@ -291,6 +297,7 @@ void launch_generated(const PointwiseOp& op, c10::DeviceIndex device, c10::Scala
   int ntensors = 0, nvalues = static_cast<int>(params.size());
   uint64_t lo = static_cast<uint64_t>(compute);
   std::array<cl_mem, kMaxPwOperands> buffers{};
+  std::array<uint64_t, kMaxPwOperands> offsets{};
   alignas(16) std::array<unsigned char, kMaxPwHeadBytes> head{};
   const int64_t count = n;
   std::memcpy(head.data(), &count, sizeof(count));
@@ -302,13 +309,23 @@ void launch_generated(const PointwiseOp& op, c10::DeviceIndex device, c10::Scala
       continue;
     }
     const DeviceBuffer b = resolve_device_ptr(data[k]);
-    const uint64_t offset = b.offset;
-    std::memcpy(head.data() + sizeof(int64_t) * (1 + ntensors), &offset, sizeof(offset));
+    offsets[ntensors] = b.offset;
     buffers[ntensors] = b.buffer;
     one_buffer &= b.buffer == buffers[0];
     ++ntensors;
   }
   one_buffer &= ntensors > 1;
+  // A one-buffer launch passes its first tensors' offsets as the range's
+  // global offsets: its head then stays the same from launch to launch.
+  std::array<size_t, 3> global_offsets{};
+  for (int t = 0; t < ntensors; ++t) {
+    uint64_t offset = offsets[t];
+    if (one_buffer && t < kGlobalOffsetTensors) {
+      global_offsets[t] = static_cast<size_t>(offset);
+      offset = 0;
+    }
+    std::memcpy(head.data() + sizeof(int64_t) * (1 + t), &offset, sizeof(offset));
+  }
   lo |= static_cast<uint64_t>(one_buffer) << 62;
   lo |= static_cast<uint64_t>(strided != nullptr) << 63;
   const PwHeadLayout layout = pw_head_layout(ntensors, nvalues);
@@ -351,7 +368,11 @@ void launch_generated(const PointwiseOp& op, c10::DeviceIndex device, c10::Scala
   }
   for (int t = 0; t < (one_buffer ? 1 : ntensors); ++t) launch.raw(sizeof(cl_mem), &buffers[t]);
   if (one_buffer) count_one_buffer_launch();
-  launch.run_items(static_cast<size_t>((n + vec - 1) / vec));
+  const size_t items = static_cast<size_t>((n + vec - 1) / vec);
+  if (one_buffer)
+    launch.run_items_at(items, global_offsets);
+  else
+    launch.run_items(items);
 }
 
 thread_local size_t tls_direct_launches = 0;

@@ -8,6 +8,7 @@
 #include "allocator/device_allocator.h"
 #include "backend/kernel_launch.h"
 #include "backend/program_cache.h"
+#include "backend/runtime.h"
 
 TEST(KernelCache, WarmLaunchDoesNoProgramCacheLookup) {
   auto a = torch::randn({1000}).to(torch_ocl::device());
@@ -69,4 +70,19 @@ TEST(KernelCache, UnchangedArgumentsAreNotSetAgain) {
     torch_ocl::synchronize();
     torch_ocl::device_allocator()->emptyCache({0, 0});
   }
+}
+
+TEST(KernelCache, OneBufferLaunchesKeepTheirArguments) {
+  if (torch_ocl::device_info(0).is_gpu()) GTEST_SKIP() << "one-buffer kernels exist on CPU devices only";
+  // Every output is kept, so each launch writes at a new offset of the same
+  // segment: one-buffer kernels take their tensors' offsets as the range's
+  // global offsets, so no argument changes and none is set again.
+  auto a = torch::randn({1000}).to(torch_ocl::device());
+  auto b = torch::randn({1000}).to(torch_ocl::device());
+  std::vector<torch::Tensor> outs{a + b};
+  const auto before = torch_ocl::kernel_cache_stats();
+  for (int i = 0; i < 8; ++i) outs.push_back(i % 2 ? b + a : a + b);
+  EXPECT_EQ(torch_ocl::kernel_cache_stats().args_set, before.args_set);
+  const auto expected = a.cpu() + b.cpu();
+  for (const auto& o : outs) EXPECT_TRUE(torch::allclose(o.cpu(), expected));
 }

@@ -182,3 +182,23 @@ def test_reductions_over_separate_segments():
         out, n = counted(lambda: fn(dx))
         assert n == expect_one_buffer(one)
         torch.testing.assert_close(out.cpu(), fn(x), rtol=1e-4, atol=1e-3)
+
+
+def test_offsets_of_kept_outputs_and_of_more_than_three_tensors():
+    # One-buffer kernels take the first three tensors' offsets as the range's
+    # global offsets and the rest from their head: kept outputs (a new offset
+    # each launch), four tensors (addcmul), and all operands at one offset.
+    x, y, z = (torch.randn(777) for _ in range(3))
+    dx, dy, dz = x.to(DEV), y.to(DEV), z.to(DEV)
+    outs, n = counted(lambda: [torch.addcmul(dx, dy, dz, value=k - 2.5) for k in range(6)])
+    assert n == expect_one_buffer(6)
+    for k, o in enumerate(outs):
+        torch.testing.assert_close(o.cpu(), torch.addcmul(x, y, z, value=k - 2.5))
+    outs, n = counted(lambda: [dx[k:] - dy[:777 - k] for k in range(0, 40, 7)])
+    assert n == expect_one_buffer(6)
+    for k, o in zip(range(0, 40, 7), outs):
+        torch.testing.assert_close(o.cpu(), x[k:] - y[:777 - k])
+    w = dz.clone()
+    _, n = counted(lambda: w.mul_(w))
+    assert n == expect_one_buffer(1)
+    torch.testing.assert_close(w.cpu(), z * z)
