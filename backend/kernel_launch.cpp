@@ -390,18 +390,11 @@ size_t Launch::pow2_work_group(size_t cap) const {
   return p;
 }
 
-void Launch::run_items(size_t n) {
+void Launch::run_items(size_t n, const std::array<size_t, 3>* global_offsets) {
   if (n == 0) return;
   const size_t local = std::min<size_t>(256, cached_->work_group_size);
   const size_t total = (n + local - 1) / local * local;
-  enqueue(total, local);
-}
-
-void Launch::run_items_at(size_t n, const std::array<size_t, 3>& offsets) {
-  if (n == 0) return;
-  const size_t local = std::min<size_t>(256, cached_->work_group_size);
-  const size_t total = (n + local - 1) / local * local;
-  enqueue(total, local, offsets.data());
+  enqueue(total, local, global_offsets ? global_offsets->data() : nullptr);
 }
 
 void Launch::run(size_t global, size_t local) {

@@ -168,13 +168,12 @@ class Launch {
   // default work-group size. Capped: kernels use grid-stride loops.
   void run(size_t global, size_t local = 0);
   // One work item per element: `n` items in groups of the kernel's default size.
-  void run_items(size_t n);
-  // run_items over a 3-dim range whose dims 1 and 2 have one item: `offsets`
-  // are the range's global offsets, read by the kernel (get_global_offset)
-  // as byte offsets into its buffer. One-buffer kernels take their tensors'
-  // offsets so: they change from launch to launch, the kernel's arguments
-  // then do not (their clSetKernelArg is skipped, see raw()).
-  void run_items_at(size_t n, const std::array<size_t, 3>& offsets);
+  // With `global_offsets`, a 3-dim range whose dims 1 and 2 have one item and
+  // these global offsets, read by the kernel (get_global_offset) as byte
+  // offsets into its buffer: one-buffer kernels take their tensors' offsets
+  // so, which change from launch to launch while the kernel's arguments then
+  // do not (their clSetKernelArg is skipped, see raw()).
+  void run_items(size_t n, const std::array<size_t, 3>* global_offsets = nullptr);
   size_t max_work_group_size() const;
   // The largest power of two <= min(cap, max_work_group_size()): the group
   // size of kernels with a local-memory tree reduction.

@@ -368,11 +368,7 @@ void launch_generated(const PointwiseOp& op, c10::DeviceIndex device, c10::Scala
   }
   for (int t = 0; t < (one_buffer ? 1 : ntensors); ++t) launch.raw(sizeof(cl_mem), &buffers[t]);
   if (one_buffer) count_one_buffer_launch();
-  const size_t items = static_cast<size_t>((n + vec - 1) / vec);
-  if (one_buffer)
-    launch.run_items_at(items, global_offsets);
-  else
-    launch.run_items(items);
+  launch.run_items(static_cast<size_t>((n + vec - 1) / vec), one_buffer ? &global_offsets : nullptr);
 }
 
 thread_local size_t tls_direct_launches = 0;
