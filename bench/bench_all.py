@@ -200,17 +200,28 @@ def bench_latency(numel, iters, has_cuda):
     a_cpu, b_cpu = torch.randn(numel), torch.randn(numel)
     a, b = a_cpu.to(OCL), b_cpu.to(OCL)
 
-    def measure(f, x, y, sync):
+    def measure(f, x, y, sync, thread=False):
+        """Best wall seconds per op; with thread=True also the best CPU seconds
+        of this (the issuing) thread per op, without the final synchronize."""
         for _ in range(max(50, iters // 10)):  # warm-up (kernel compile, allocator)
             f(x, y)
-        return min(time_per_call(lambda: f(x, y), sync, iters) for _ in range(REPEATS))
+        walls, threads = [], []
+        for _ in range(REPEATS):
+            sync()
+            t0, c0 = time.perf_counter(), time.thread_time()
+            for _ in range(iters):
+                f(x, y)
+            threads.append(time.thread_time() - c0)
+            sync()
+            walls.append(time.perf_counter() - t0)
+        return (min(walls) / iters, min(threads) / iters) if thread else min(walls) / iters
 
     rows = []
     for name, f in LATENCY_OPS.items():
         row = {"op": name, "numel": numel, "iters": iters}
         try:
-            t_ocl = run_native(f"latency {name}", lambda: measure(f, a, b, _sync_ocl))
-            row["ocl_us"] = t_ocl * 1e6
+            t_ocl, t_thread = run_native(f"latency {name}", lambda: measure(f, a, b, _sync_ocl, thread=True))
+            row["ocl_us"], row["ocl_thread_us"] = t_ocl * 1e6, t_thread * 1e6
             batch = torch.ocl.launch_batch()
             row["launch_batch"] = batch
             if batch > 1:  # the same op with every launch submitted at once (TORCH_OCL_SUBMIT_BATCH=1)
@@ -227,8 +238,8 @@ def bench_latency(numel, iters, has_cuda):
                 torch_ocl._C._set_direct_pointwise(True)
         except NotNative as e:
             t_ocl, row["ocl_status"] = None, str(e)
-        t_cpu = measure(f, a_cpu, b_cpu, _sync_none)
-        row["cpu_us"] = t_cpu * 1e6
+        t_cpu, t_cpu_thread = measure(f, a_cpu, b_cpu, _sync_none, thread=True)
+        row["cpu_us"], row["cpu_thread_us"] = t_cpu * 1e6, t_cpu_thread * 1e6
         if t_ocl:
             row["ratio_ocl_cpu"] = t_ocl / t_cpu
         if has_cuda:
@@ -237,6 +248,27 @@ def bench_latency(numel, iters, has_cuda):
             if t_ocl:
                 row["ratio_ocl_cuda"] = t_ocl / t_cu
         rows.append(row)
+    # The floor under any ocl op on this host: a raw launch of a small copy
+    # kernel from a C loop (arguments set once, submitted in the same batches),
+    # beside PyTorch's own cost of the op (its CPU add: binding, dispatch,
+    # output tensor and 1000 additions). Rounds interleave the three timings
+    # (a busy host moves all three) and torch_ocl's share is each round's
+    # ocl - cpu - raw; the median round is reported.
+    batch = torch.ocl.launch_batch()
+    add = LATENCY_OPS["add"]
+    rounds = []
+    for _ in range(5):
+        raw_wall, raw_thread = _bench.raw_launch_seconds(0, numel * 4, iters, batch)
+        _, ocl_thread = measure(add, a, b, _sync_ocl, thread=True)
+        _, cpu_thread = measure(add, a_cpu, b_cpu, _sync_none, thread=True)
+        rounds.append((ocl_thread - cpu_thread - raw_thread, ocl_thread, cpu_thread, raw_thread, raw_wall))
+    rounds.sort()
+    own, ocl_thread, cpu_thread, raw_thread, raw_wall = rounds[len(rounds) // 2]
+    floor = {"op": "raw launch", "numel": numel, "iters": iters, "launch_batch": batch, "rounds": len(rounds),
+             "raw_us": raw_wall * 1e6, "raw_thread_us": raw_thread * 1e6, "add_ocl_thread_us": ocl_thread * 1e6,
+             "add_cpu_thread_us": cpu_thread * 1e6, "own_thread_us": own * 1e6,
+             "own_thread_us_range": [rounds[0][0] * 1e6, rounds[-1][0] * 1e6]}
+    rows.append(floor)
     return rows
 
 
@@ -548,6 +580,10 @@ def print_report(meta, mm, bw, lat, has_cuda):  # sections a-c
               f"{bw['cuda_add_gbps']:8.1f} GB/s")
     print(f"   ratio raw GB/s / ocl GB/s = {bw['ratio_bw_raw_over_ocl']:.2f}  (>1 = ocl add slower)")
     print()
+    print_latency(lat, has_cuda)
+
+
+def print_latency(lat, has_cuda):  # section c
     print(f"c. host latency of small ops ({lat[0]['numel']} float32, {lat[0]['iters']} ops per "
           f"loop, one synchronize at the end; ratio = time ocl / time cpu)")
     hdr = f"   {'op':<8} {'ocl us/op':>10} {'cpu us/op':>10} {'ocl/cpu':>8}"
@@ -555,6 +591,14 @@ def print_report(meta, mm, bw, lat, has_cuda):  # sections a-c
         hdr += f" {'cuda us/op':>10} {'ocl/cuda':>8}"
     print(hdr)
     for r in lat:
+        if r["op"] == "raw launch":
+            print(f"   add, the issuing thread's CPU per op (median of {r['rounds']} interleaved rounds): ocl "
+                  f"{r['add_ocl_thread_us']:.2f} us = PyTorch's own (its CPU add) {r['add_cpu_thread_us']:.2f} + a raw "
+                  f"launch {r['raw_thread_us']:.2f} + torch_ocl {r['own_thread_us']:.2f} "
+                  f"(rounds {r['own_thread_us_range'][0]:.2f}..{r['own_thread_us_range'][1]:.2f})")
+            print(f"   (raw launch: a {r['numel'] * 4}-byte copy kernel from a C loop, arguments set once, launch batch "
+                  f"{r['launch_batch']}: {r['raw_us']:.2f} us wall per launch)")
+            continue
         ocl = f"{r['ocl_us']:>10.2f}" if "ocl_us" in r else f"{'-':>10}"
         rat = f"{r['ratio_ocl_cpu']:>8.2f}" if "ratio_ocl_cpu" in r else f"{'-':>8}"
         line = f"   {r['op']:<8} {ocl} {r['cpu_us']:>10.2f} {rat}"

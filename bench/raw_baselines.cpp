@@ -9,9 +9,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend/runtime.h"
@@ -196,6 +198,62 @@ double copy_kernel_seconds(int device, const std::string& variant, size_t bytes,
   });
 }
 
+// The floor of one small launch on this driver: the "float4" copy kernel over
+// `bytes`, its arguments set once, launched `iters` times from a C loop and
+// submitted as torch_ocl submits (batches of `batch` launches held behind a
+// user event; 1: each at once). Returns {wall seconds per launch (clFinish
+// included), the calling thread's CPU seconds per launch (enqueue only)}.
+std::pair<double, double> raw_launch_seconds(int device, size_t bytes, int iters, int batch) {
+  const DeviceInfo& d = device_info(static_cast<c10::DeviceIndex>(device));
+  TORCH_CHECK(bytes % 16 == 0 && bytes > 0 && iters > 0 && batch >= 1, "raw_launch_seconds: bad arguments");
+  Buffers b(d);
+  cl_mem src = b.add(d, bytes), dst = b.add(d, bytes);
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(copy_program(d), "copy_f4", &err);
+  OCL_CHECK(err);
+  struct Release {
+    cl_kernel k;
+    ~Release() { clReleaseKernel(k); }
+  } release{k};
+  OCL_CHECK(clSetKernelArg(k, 0, sizeof(cl_mem), &src));
+  OCL_CHECK(clSetKernelArg(k, 1, sizeof(cl_mem), &dst));
+  const size_t global = bytes / 16;
+  cl_event gate = nullptr;
+  int held = 0;
+  long launched = 0;
+  auto launch = [&] {
+    ++launched;
+    if (batch > 1 && gate == nullptr) {
+      gate = clCreateUserEvent(d.context, &err);
+      OCL_CHECK(err);
+    }
+    const bool first = gate != nullptr && held == 0;
+    OCL_CHECK(clEnqueueNDRangeKernel(b.queue, k, 1, nullptr, &global, nullptr, first ? 1 : 0, first ? &gate : nullptr,
+                                     nullptr));
+    if (gate != nullptr && ++held >= batch) {
+      OCL_CHECK(clSetUserEventStatus(gate, CL_COMPLETE));
+      clReleaseEvent(gate);
+      gate = nullptr;
+      held = 0;
+    }
+  };
+  auto thread_seconds = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  };
+  for (int i = 0; i < std::max(batch, 64) || gate != nullptr; ++i) launch();  // warm-up (compile, PoCL's pools)
+  OCL_CHECK(clFinish(b.queue));
+  launched = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  const double c0 = thread_seconds();
+  for (int i = 0; i < iters || gate != nullptr; ++i) launch();  // the last batch completed: submitted
+  const double cpu = thread_seconds() - c0;
+  OCL_CHECK(clFinish(b.queue));
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return {wall / static_cast<double>(launched), cpu / static_cast<double>(launched)};
+}
+
 std::vector<std::string> copy_kernel_variants() {
   std::vector<std::string> names;
   for (const auto& [name, v] : copy_variants()) names.push_back(name);
@@ -211,5 +269,7 @@ PYBIND11_MODULE(_bench, m) {
   m.def("copy_buffer_seconds", &copy_buffer_seconds, "seconds per clEnqueueCopyBuffer call");
   m.def("copy_kernel_seconds", &copy_kernel_seconds,
         "seconds per launch of a raw OpenCL copy kernel variant (bytes: multiple of 16)");
+  m.def("raw_launch_seconds", &raw_launch_seconds,
+        "(wall, calling thread CPU) seconds per raw launch of a small copy kernel, submitted in batches");
   m.def("copy_kernel_variants", &copy_kernel_variants, "names of the raw copy kernel variants");
 }
