@@ -93,6 +93,14 @@ struct DeviceState {
   DeviceStats stats;
 
   std::vector<std::unique_ptr<Block>> spare;                // blocks to reuse: a split costs no allocation
+  // The last small blocks freed, kept as they are (not coalesced, in no pool):
+  // a request of exactly such a block's size on its stream takes it back
+  // without a pool lookup, a split and a merge (a loop's output allocated
+  // while the last one is freed). Any other request, empty_cache and the
+  // readers of the pools (stats, snapshot, check) put them back first.
+  static constexpr size_t kRecent = 4;
+  std::array<Block*, kRecent> recent{};
+  size_t nrecent = 0;
 
   std::set<Block*, BlockOrder>& pool(bool small) { return small ? free_small : free_large; }
 
@@ -106,6 +114,31 @@ struct DeviceState {
     *b = Block{};
     if (spare.size() < 64) spare.emplace_back(b);
     else delete b;
+  }
+
+  void put_back_recent() {
+    for (size_t i = 0; i < nrecent; ++i) insert_free(recent[i]);
+    nrecent = 0;
+  }
+
+  Block* take_recent(size_t size, c10::StreamId stream) {
+    for (size_t i = nrecent; i-- > 0;) {
+      Block* b = recent[i];
+      if (b->size != size || b->stream != stream) continue;
+      std::copy(recent.begin() + i + 1, recent.begin() + nrecent, recent.begin() + i);
+      --nrecent;
+      return b;
+    }
+    return nullptr;
+  }
+
+  void keep_recent(Block* b) {
+    if (nrecent == kRecent) {  // the oldest goes back to its pool
+      insert_free(recent[0]);
+      std::copy(recent.begin() + 1, recent.end(), recent.begin());
+      --nrecent;
+    }
+    recent[nrecent++] = b;
   }
 
   size_t cap() const {
@@ -142,6 +175,7 @@ struct DeviceState {
 
   // Releases every segment that is one free block. Returns bytes released.
   size_t release_cached() {
+    put_back_recent();
     size_t released = 0;
     for (auto* pl : {&free_small, &free_large}) {
       for (auto it = pl->begin(); it != pl->end();) {
@@ -213,6 +247,8 @@ struct DeviceState {
     process_pending(false);
     const size_t size = std::max(kMinBlock, (requested + kMinBlock - 1) / kMinBlock * kMinBlock);
     const bool small = size <= kSmallSize;
+    if (Block* b = take_recent(size, stream)) return activate(b, requested);
+    put_back_recent();
     Block* b = find_free(size, small, stream);
     if (b != nullptr && (b->prev || b->next)) {
       update_stat(stats.inactive_split, small, -1);
@@ -273,14 +309,18 @@ struct DeviceState {
       update_stat(stats.inactive_split, small, 1);
       update_stat(stats.inactive_split_bytes, small, static_cast<int64_t>(rest));
     }
+    return activate(b, requested);
+  }
+
+  Block* activate(Block* b, size_t requested) {
     b->allocated = true;
     b->requested = requested;
     active[b->addr] = b;
-    update_stat(stats.allocation, small, 1);
-    update_stat(stats.active, small, 1);
-    update_stat(stats.allocated_bytes, small, static_cast<int64_t>(b->size));
-    update_stat(stats.active_bytes, small, static_cast<int64_t>(b->size));
-    update_stat(stats.requested_bytes, small, static_cast<int64_t>(requested));
+    update_stat(stats.allocation, b->small, 1);
+    update_stat(stats.active, b->small, 1);
+    update_stat(stats.allocated_bytes, b->small, static_cast<int64_t>(b->size));
+    update_stat(stats.active_bytes, b->small, static_cast<int64_t>(b->size));
+    update_stat(stats.requested_bytes, b->small, static_cast<int64_t>(requested));
     return b;
   }
 
@@ -306,7 +346,9 @@ struct DeviceState {
       }
     }
     b->used_on.clear();
-    if (!deferred) insert_free(b);
+    if (deferred) return;
+    if (b->small) keep_recent(b);
+    else insert_free(b);
   }
 
   // Coalesces `b` with free neighbours and puts it in its pool.
@@ -337,6 +379,7 @@ struct DeviceState {
   // allocator_check(): the invariants, walked under the lock.
   std::vector<std::string> check(bool after_empty_cache) {
     std::lock_guard<std::mutex> lock(mutex);
+    put_back_recent();
     std::vector<std::string> bad;
     auto say = [&](const auto&... parts) { bad.push_back(c10::str(parts...)); };
     auto at = [](uintptr_t a) { return reinterpret_cast<const void*>(a); };
@@ -511,6 +554,7 @@ class OclDeviceAllocator final : public c10::DeviceAllocator {
   DeviceStats getDeviceStats(c10::DeviceIndex device) override {
     auto& s = device_state(device);
     std::lock_guard<std::mutex> lock(s.mutex);
+    s.put_back_recent();  // inactive splits counted as the pools hold them
     return s.stats;
   }
   void resetAccumulatedStats(c10::DeviceIndex device) override {
@@ -593,6 +637,7 @@ size_t memory_limit(c10::DeviceIndex device) {
 AllocatorSnapshot allocator_snapshot(c10::DeviceIndex device) {
   auto& s = device_state(device);
   std::lock_guard<std::mutex> lock(s.mutex);
+  s.put_back_recent();
   AllocatorSnapshot snap;
   snap.segments = s.segments.size();
   snap.free_blocks = s.free_small.size() + s.free_large.size();

@@ -113,3 +113,61 @@ TEST_F(AllocatorTest, FreesCacheAndRetriesBeforeOutOfMemory) {
   auto c = alloc(1 << 20);  // still usable after the OOM
   EXPECT_NE(c.get(), nullptr);
 }
+
+namespace {
+c10::Stream pool_stream(int id) {
+  return c10::Stream(c10::Stream::UNSAFE, c10::Device(c10::DeviceType::PrivateUse1, 0), id);
+}
+}  // namespace
+
+TEST_F(AllocatorTest, RecentlyFreedSmallBlockIsTakenBackOnItsStream) {
+  auto* A = device_allocator();
+  const auto before = A->getDeviceStats(0);
+  void* first = nullptr;
+  {
+    auto a = alloc(4000);  // rounds to 4096
+    first = a.get();
+  }
+  // Freed: no longer allocated (at once, though the block waits in a recent slot)...
+  EXPECT_EQ(A->getDeviceStats(0).allocated_bytes[0].current, before.allocated_bytes[0].current);
+  // ...and a request of its size on its stream takes the same block back: the loop `c = a + b`.
+  // The last one freed comes back first: x and y freed in that order would
+  // coalesce into one block at x's address in the pool, but y returns.
+  void* last = nullptr;  // the block freed last
+  {
+    {
+      auto x = alloc(4096);
+      auto y = alloc(4096);
+      last = y.get();
+      x.clear();
+    }
+    auto again = alloc(4096);
+    EXPECT_EQ(again.get(), last);
+  }
+  for (int i = 0; i < 4; ++i) {
+    auto b = alloc(4096);
+    EXPECT_EQ(b.get(), last);
+    auto c = alloc(4096);  // another block while b lives
+    EXPECT_NE(c.get(), b.get());
+    EXPECT_EQ(allocator_check(0), std::vector<std::string>{});  // the slots are put back, invariants hold
+    c.clear();
+    last = b.get();
+  }
+  // Another stream does not get it: blocks stay with the stream they were made for.
+  set_current_stream(pool_stream(1));
+  {
+    auto other = alloc(4096);
+    EXPECT_NE(other.get(), last);
+  }
+  set_current_stream(pool_stream(0));
+  // Another size puts the recent blocks back into their pool first: coalesced, one free block per segment.
+  {
+    auto big = alloc(8192);
+    EXPECT_EQ(big.get(), first);
+  }
+  const auto snap = allocator_snapshot(0);
+  EXPECT_EQ(snap.active_blocks, 0u);
+  EXPECT_EQ(snap.free_blocks, snap.segments);
+  EXPECT_EQ(A->getDeviceStats(0).inactive_split[0].current, 0);
+  EXPECT_EQ(allocator_check(0), std::vector<std::string>{});
+}
