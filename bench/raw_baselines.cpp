@@ -163,6 +163,23 @@ cl_program copy_program(const DeviceInfo& d) {
   return p;
 }
 
+// A copy kernel of copy_program with its source and destination set.
+struct CopyKernel {
+  cl_kernel k = nullptr;
+  CopyKernel(const DeviceInfo& d, const char* name, cl_mem src, cl_mem dst) {
+    cl_int err = CL_SUCCESS;
+    k = clCreateKernel(copy_program(d), name, &err);
+    OCL_CHECK(err);
+    const cl_int e0 = clSetKernelArg(k, 0, sizeof(cl_mem), &src), e1 = clSetKernelArg(k, 1, sizeof(cl_mem), &dst);
+    if (e0 != CL_SUCCESS || e1 != CL_SUCCESS) clReleaseKernel(k);  // no destructor after a throwing constructor
+    OCL_CHECK(e0);
+    OCL_CHECK(e1);
+  }
+  ~CopyKernel() { clReleaseKernel(k); }
+  CopyKernel(const CopyKernel&) = delete;
+  CopyKernel& operator=(const CopyKernel&) = delete;
+};
+
 // Seconds per launch of copy kernel `variant` copying `bytes` (a multiple of
 // 16) from one buffer to another, after one warm-up launch.
 double copy_kernel_seconds(int device, const std::string& variant, size_t bytes, int iters) {
@@ -173,15 +190,8 @@ double copy_kernel_seconds(int device, const std::string& variant, size_t bytes,
   TORCH_CHECK(bytes % 16 == 0 && bytes > 0, "copy_kernel_seconds: bytes must be a multiple of 16");
   Buffers b(d);
   cl_mem src = b.add(d, bytes), dst = b.add(d, bytes);
-  cl_int err = CL_SUCCESS;
-  cl_kernel k = clCreateKernel(copy_program(d), v.kernel, &err);
-  OCL_CHECK(err);
-  struct Release {
-    cl_kernel k;
-    ~Release() { clReleaseKernel(k); }
-  } release{k};
-  OCL_CHECK(clSetKernelArg(k, 0, sizeof(cl_mem), &src));
-  OCL_CHECK(clSetKernelArg(k, 1, sizeof(cl_mem), &dst));
+  CopyKernel ck(d, v.kernel, src, dst);
+  cl_kernel k = ck.k;
   const size_t items = bytes / 4 / v.floats_per_item;
   size_t global = items;
   size_t local = 0;  // 0: let the driver choose
@@ -208,15 +218,9 @@ std::pair<double, double> raw_launch_seconds(int device, size_t bytes, int iters
   TORCH_CHECK(bytes % 16 == 0 && bytes > 0 && iters > 0 && batch >= 1, "raw_launch_seconds: bad arguments");
   Buffers b(d);
   cl_mem src = b.add(d, bytes), dst = b.add(d, bytes);
+  CopyKernel ck(d, "copy_f4", src, dst);
+  cl_kernel k = ck.k;
   cl_int err = CL_SUCCESS;
-  cl_kernel k = clCreateKernel(copy_program(d), "copy_f4", &err);
-  OCL_CHECK(err);
-  struct Release {
-    cl_kernel k;
-    ~Release() { clReleaseKernel(k); }
-  } release{k};
-  OCL_CHECK(clSetKernelArg(k, 0, sizeof(cl_mem), &src));
-  OCL_CHECK(clSetKernelArg(k, 1, sizeof(cl_mem), &dst));
   const size_t global = bytes / 16;
   cl_event gate = nullptr;
   int held = 0;
