@@ -62,14 +62,18 @@ def _sync_none():
     pass
 
 
-def time_per_call(fn, sync, iters):
-    """Seconds per call of fn over iters calls, synchronizing before stopping."""
+def time_per_call(fn, sync, iters, thread=False):
+    """Seconds per call of fn over iters calls, synchronizing before stopping.
+    With thread=True: (those seconds, this thread's CPU seconds per call up to
+    the last call, the final synchronize left out)."""
     sync()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.thread_time()
     for _ in range(iters):
         fn()
+    cpu = (time.thread_time() - c0) / iters
     sync()
-    return (time.perf_counter() - t0) / iters
+    wall = (time.perf_counter() - t0) / iters
+    return (wall, cpu) if thread else wall
 
 
 REPEATS = 3  # each timing is the best of REPEATS loops (robust to a busy 2-core host)
@@ -205,16 +209,9 @@ def bench_latency(numel, iters, has_cuda):
         of this (the issuing) thread per op, without the final synchronize."""
         for _ in range(max(50, iters // 10)):  # warm-up (kernel compile, allocator)
             f(x, y)
-        walls, threads = [], []
-        for _ in range(REPEATS):
-            sync()
-            t0, c0 = time.perf_counter(), time.thread_time()
-            for _ in range(iters):
-                f(x, y)
-            threads.append(time.thread_time() - c0)
-            sync()
-            walls.append(time.perf_counter() - t0)
-        return (min(walls) / iters, min(threads) / iters) if thread else min(walls) / iters
+        loops = [time_per_call(lambda: f(x, y), sync, iters, thread=True) for _ in range(REPEATS)]
+        wall = min(w for w, _ in loops)
+        return (wall, min(c for _, c in loops)) if thread else wall
 
     rows = []
     for name, f in LATENCY_OPS.items():
@@ -254,6 +251,8 @@ def bench_latency(numel, iters, has_cuda):
     # output tensor and 1000 additions). Rounds interleave the three timings
     # (a busy host moves all three) and torch_ocl's share is each round's
     # ocl - cpu - raw; the median round is reported.
+    if "ocl_thread_us" not in next(r for r in rows if r["op"] == "add"):
+        return rows  # the add is not native: no floor to split it against
     batch = torch.ocl.launch_batch()
     add = LATENCY_OPS["add"]
     rounds = []
