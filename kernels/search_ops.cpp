@@ -14,7 +14,11 @@
 #include <ATen/ops/_histogramdd_bin_edges_native.h>
 #include <ATen/ops/_histogramdd_from_bin_cts_native.h>
 #include <ATen/ops/_histogramdd_from_bin_tensors_native.h>
+#include <ATen/Dispatch.h>
 #include <ATen/ops/aminmax.h>
+#include <ATen/ops/ones_like.h>
+#include <ATen/ops/scalar_tensor.h>
+#include <ATen/ops/where.h>
 #include <ATen/ops/cat.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/isin.h>
@@ -330,6 +334,57 @@ void histogramdd_linear_kernel(const Tensor& self, const OptTensor& weight, bool
   histogramdd_run(self, weight, density, hist, bin_edges, local_search ? 2 : 1);
 }
 
+// histc of an integer tensor, as CUDA's _histc_cuda_template (the CPU has no
+// integer histc; MoE routers count experts with it): bounds converted to the
+// input's type, min == max takes the data's extremes (one host read, as
+// CUDA), bin = (x - min) * bins / (max - min) in int64 with the last bin
+// closed, values outside [min, max] skipped, counts in the input's dtype.
+// Composed of native ops: the bins are counted by index_add_ into a spare
+// last bin for the skipped values.
+Tensor& histc_integral_out(const Tensor& self, int64_t bins, const at::Scalar& min, const at::Scalar& max,
+                           Tensor& out) {
+  TORCH_CHECK(bins > 0, "bins must be > 0");
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "torch.histc: input tensor and hist tensor should have the same dtype, but got input ",
+              self.scalar_type(), " and hist ", out.scalar_type());
+  int64_t lo = 0, hi = 0;
+  AT_DISPATCH_INTEGRAL_TYPES(self.scalar_type(), "histc_ocl", [&] {
+    lo = static_cast<scalar_t>(min.to<int64_t>());
+    hi = static_cast<scalar_t>(max.to<int64_t>());
+  });
+  if (lo == hi && self.numel() > 0) {
+    auto [mn, mx] = at::aminmax(self);
+    const Tensor host = at::stack({mn.to(at::kLong), mx.to(at::kLong)}).cpu();
+    lo = host[0].item<int64_t>();
+    hi = host[1].item<int64_t>();
+  }
+  if (lo == hi) {
+    --lo;
+    ++hi;
+  }
+  TORCH_CHECK(lo < hi, "max must be larger than min");
+  at::native::resize_output(out, {bins});
+  const Tensor x = self.reshape({-1}).to(at::kLong);
+  const Tensor inside = x.ge(lo).logical_and_(x.le(hi));
+  const Tensor bin = at::where(inside, x.sub(lo).mul_(bins).div_(hi - lo, "trunc").clamp_max_(bins - 1),
+                               at::scalar_tensor(bins, x.options()));
+  const Tensor counts = at::zeros({bins + 1}, x.options()).index_add_(0, bin, at::ones_like(bin));
+  out.copy_(counts.narrow(0, 0, bins));
+  return out;
+}
+
+Tensor histc(const Tensor& self, int64_t bins, const at::Scalar& min, const at::Scalar& max) {
+  if (!at::isIntegralType(self.scalar_type(), /*includeBool=*/false))
+    return at::native::histogram_histc(self, bins, min, max);
+  Tensor out = at::empty({0}, self.options());
+  return histc_integral_out(self, bins, min, max, out);
+}
+
+Tensor& histc_out(const Tensor& self, int64_t bins, const at::Scalar& min, const at::Scalar& max, Tensor& out) {
+  if (!at::isIntegralType(self.scalar_type(), /*includeBool=*/false))
+    return at::native::histogram_histc_out(self, bins, min, max, out);
+  return histc_integral_out(self, bins, min, max, out);
+}
+
 // The outer edges from the data: aminmax over dim 0 (one host read).
 void select_outer_bin_edges(const Tensor& input, const int64_t N, std::vector<double>& leftmost,
                             std::vector<double>& rightmost) {
@@ -389,8 +444,8 @@ OCL_NATIVE_FN("repeat_interleave.Tensor", &torch_ocl::repeat_interleave)
 OCL_NATIVE_FN("nonzero_static", &torch_ocl::nonzero_static)
 OCL_NATIVE_FN("nonzero_static.out", &torch_ocl::nonzero_static_out)
 OCL_NATIVE_FN("bincount", &torch_ocl::bincount)
-OCL_NATIVE_FN("histc", &at::native::histogram_histc)
-OCL_NATIVE_FN("histc.out", &at::native::histogram_histc_out)
+OCL_NATIVE_FN("histc", &torch_ocl::histc)
+OCL_NATIVE_FN("histc.out", &torch_ocl::histc_out)
 OCL_NATIVE_FN("histogram.bin_ct", static_cast<torch_ocl::HistBins>(&at::native::histogram))
 OCL_NATIVE_FN("histogram.bin_ct_out", static_cast<torch_ocl::HistBinsOut>(&at::native::histogram_out))
 OCL_NATIVE_FN("histogram.bins_tensor", static_cast<torch_ocl::HistTensor>(&at::native::histogram))
