@@ -32,6 +32,7 @@
 #include <ATen/ops/smooth_l1_loss_backward_native.h>
 #include <ATen/ops/smooth_l1_loss_native.h>
 #include <ATen/ops/squeeze.h>
+#include <functional>
 
 #include "backend/same_device.h"
 #include "backend/device_checks.h"
@@ -383,9 +384,29 @@ void per_row_loss(const Tensor& output, int64_t nframe, int64_t reduction, const
   else output.copy_(apply_loss_reduction(rows, reduction).reshape(output.sizes()));
 }
 
+// Runs `compute(float inputs..., float result)` for half / bfloat16 inputs, as
+// CUDA does (the CPU has no half kernels for the margin losses): the inputs in
+// float, the result rounded into `result`'s dtype. False for other dtypes.
+bool as_float_if_reduced(const Tensor& input, Tensor& result, const std::function<void(Tensor&)>& compute) {
+  if (input.scalar_type() != c10::kHalf && input.scalar_type() != c10::kBFloat16) return false;
+  Tensor tmp = at::empty({0}, result.options().dtype(c10::kFloat));
+  compute(tmp);
+  result.resize_(tmp.sizes());
+  result.copy_(tmp);
+  return true;
+}
+
+std::optional<Tensor> float_opt(const std::optional<Tensor>& t) {
+  return t && t->defined() ? std::optional<Tensor>(t->to(c10::kFloat)) : t;
+}
+
 Tensor& multi_margin_loss_out(const Tensor& input, const Tensor& target, const c10::Scalar& p_s,
                               const c10::Scalar& margin, const std::optional<Tensor>& weight_opt, int64_t reduction,
                               Tensor& output) {
+  if (as_float_if_reduced(input, output, [&](Tensor& out) {
+        multi_margin_loss_out(input.to(c10::kFloat), target, p_s, margin, float_opt(weight_opt), reduction, out);
+      }))
+    return output;
   const int64_t p = p_s.toLong();
   TORCH_CHECK(p == 1 || p == 2, "only p == 1 and p == 2 supported");
   int64_t nframe = 0, dim = 0;
@@ -424,6 +445,11 @@ Tensor& multi_margin_loss_backward_out(const Tensor& grad_output, const Tensor& 
                                        const c10::Scalar& p_s, const c10::Scalar& margin,
                                        const std::optional<Tensor>& weight_opt, int64_t reduction,
                                        Tensor& grad_input) {
+  if (as_float_if_reduced(input, grad_input, [&](Tensor& g) {
+        multi_margin_loss_backward_out(grad_output.to(c10::kFloat), input.to(c10::kFloat), target, p_s, margin,
+                                       float_opt(weight_opt), reduction, g);
+      }))
+    return grad_input;
   const int64_t p = p_s.toLong();
   TORCH_CHECK(p == 1 || p == 2, "only p == 1 and p == 2 supported");
   int64_t nframe = 0, dim = 0;
@@ -464,6 +490,13 @@ Tensor multi_margin_loss_backward(const Tensor& grad_output, const Tensor& input
 std::tuple<Tensor&, Tensor&> multilabel_margin_loss_forward_out(const Tensor& input, const Tensor& target,
                                                                 int64_t reduction, Tensor& output,
                                                                 Tensor& is_target) {
+  if (input.scalar_type() == c10::kHalf || input.scalar_type() == c10::kBFloat16) {
+    Tensor out = at::empty({0}, output.options().dtype(c10::kFloat)), it = at::empty({0}, out.options());
+    multilabel_margin_loss_forward_out(input.to(c10::kFloat), target, reduction, out, it);
+    output.resize_(out.sizes()).copy_(out);
+    is_target.resize_(it.sizes()).copy_(it);
+    return {output, is_target};
+  }
   int64_t nframe = 0, dim = 0;
   at::native::multilabel_margin_loss_shape_check(nframe, dim, input.dim(), input, target);
   if (reduction != None || target.dim() <= 1) output.resize_({});
@@ -497,6 +530,11 @@ std::tuple<Tensor, Tensor> multilabel_margin_loss_forward(const Tensor& input, c
 
 Tensor& multilabel_margin_loss_backward_out(const Tensor& grad_output, const Tensor& input, const Tensor& target,
                                             int64_t reduction, const Tensor& is_target, Tensor& grad_input) {
+  if (as_float_if_reduced(input, grad_input, [&](Tensor& g) {
+        multilabel_margin_loss_backward_out(grad_output.to(c10::kFloat), input.to(c10::kFloat), target, reduction,
+                                            is_target.to(c10::kFloat), g);
+      }))
+    return grad_input;
   int64_t nframe = 0, dim = 0;
   at::native::multilabel_margin_loss_shape_check(nframe, dim, input.dim(), input, target);
   at::checkSameSize("multilabel_margin_loss_backward_cpu_template", at::TensorArg(target, "target", 3),

@@ -214,7 +214,8 @@ OCL_UNARY_PREDICATE(signbit, .expr = "signbit(a) != 0", .dtypes = kNumbers, .int
 OCL_UNARY_PREDICATE(isposinf, .expr = "a == PW_INF", .dtypes = kFloating)
 OCL_UNARY_PREDICATE(isneginf, .expr = "a == -PW_INF", .dtypes = kFloating)
 // abs and angle of complex: ATen runs the stub into a complex temporary and copies its real part.
-OCL_POINTWISE_STUB(abs, abs_stub, .expr = "fabs(a)", .dtypes = kNumbers,
+// abs of bool is the identity, as on CUDA (the CPU has no bool kernel).
+OCL_POINTWISE_STUB(abs, abs_stub, .expr = "fabs(a)", .dtypes = kAllTypes,
                    .int_expr = "(T)(a < (T)0 ? (T)0 - a : a)", .complex_expr = "(T)(c_abs(a), (R)0)")
 OCL_NATIVE_FN_C("abs.out", &at::native::abs_out)
 OCL_POINTWISE_STUB(angle, angle_stub, .expr = "isnan(a) ? a : (a < (T)0 ? PW_PI : (T)0)", .dtypes = kFloating,

@@ -258,8 +258,9 @@ at::Tensor& rrelu_with_noise_out(const at::Tensor& self, at::Tensor& noise, cons
     return at::leaky_relu_out(output, self, slope);
   }
   const auto dtype = self.scalar_type();
-  TORCH_CHECK_NOT_IMPLEMENTED(dtype == at::kFloat || dtype == at::kDouble || dtype == at::kBFloat16,
-                              "\"rrelu_with_noise_out_cpu\" not implemented for '", c10::toString(dtype), "'");
+  // Every floating type, half too, as CUDA (the CPU has no half kernel).
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(dtype), "\"rrelu_with_noise_out_cpu\" not implemented for '",
+                              c10::toString(dtype), "'");
   if (!output.is_same(self)) at::native::resize_output(output, self.sizes());
   auto iter = at::TensorIteratorConfig()
                   .add_output(output)
