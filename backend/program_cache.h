@@ -42,8 +42,13 @@ struct ProgramCacheStats {
   size_t memory_hits = 0, disk_hits = 0, compiles = 0;
   size_t disk_rejects = 0;         // cache files refused (truncated, corrupted, foreign) and rebuilt
   size_t disk_write_failures = 0;  // 1 once the folder proved unwritable (then memory only)
+  size_t background_writes = 0;    // binaries written by the background writer (PoCL)
 };
 ProgramCacheStats program_cache_stats();
+// Waits until the background writer has written every binary queued so far.
+void flush_program_cache_writes();
+// Finishes the write in progress and drops the rest (at exit).
+void stop_program_cache_writes();
 // Drops the in-memory programs (the disk cache stays); for tests.
 void clear_program_memory_cache();
 

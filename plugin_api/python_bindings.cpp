@@ -200,8 +200,11 @@ PYBIND11_MODULE(_C, m) {
     const auto s = program_cache_stats();
     return py::dict(py::arg("memory_hits") = s.memory_hits, py::arg("disk_hits") = s.disk_hits,
                     py::arg("compiles") = s.compiles, py::arg("disk_rejects") = s.disk_rejects,
-                    py::arg("disk_write_failures") = s.disk_write_failures);
+                    py::arg("disk_write_failures") = s.disk_write_failures,
+                    py::arg("background_writes") = s.background_writes);
   });
+  m.def("flush_program_cache_writes", &flush_program_cache_writes, py::call_guard<py::gil_scoped_release>());
+  m.def("stop_program_cache_writes", &stop_program_cache_writes, py::call_guard<py::gil_scoped_release>());
   // fault injection (test-only; backend/fault_injection.h)
   m.def("_set_fault", [](const std::string& spec) { set_fault_spec(spec); });
   m.def("_fault_counts", [] {

@@ -26,6 +26,10 @@ import atexit as _atexit  # noqa: E402
 # process is whole: started by a C exit handler they could need a kernel
 # compiled after LLVM's static destructors ran.
 _atexit.register(_C._finish_held_launches)
+# Likewise the kernel cache's background binary writer (PoCL) stops here: the
+# write in progress finishes, queued ones are dropped (the next process
+# queues them again).
+_atexit.register(_C.stop_program_cache_writes)
 
 torch.utils.rename_privateuse1_backend("ocl")
 
