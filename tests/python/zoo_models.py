@@ -29,7 +29,7 @@ SEQ = 10
 
 
 def _no_randomness(cfg):
-    """Zero every dropout / drop-path / layer-drop / SpecAugment probability of
+    """Zero every dropout (GPT-2: *_pdrop) / drop-path / layer-drop / SpecAugment probability of
     a config and its sub-configs (CLIP's text_config and vision_config)."""
     for key, value in list(vars(cfg).items()):
         if hasattr(value, "to_dict") and hasattr(value, "model_type"):
@@ -38,7 +38,7 @@ def _no_randomness(cfg):
         if not isinstance(value, float) or isinstance(value, bool):
             continue
         k = key.lower()
-        if ("dropout" in k or "drop_path" in k or "layerdrop" in k or k.endswith("drop_prob")
+        if ("dropout" in k or k.endswith("pdrop") or "drop_path" in k or "layerdrop" in k or k.endswith("drop_prob")
                 or k in ("mask_time_prob", "mask_feature_prob", "router_jitter_noise")):
             setattr(cfg, key, 0.0)
     return cfg
@@ -70,6 +70,9 @@ class ZooSpec:
             warnings.simplefilter("ignore")
             model = self.make()
         model.train()
+        live = [n for n, m in model.named_modules()
+                if isinstance(m, torch.nn.modules.dropout._DropoutNd) and m.p != 0]
+        assert not live, f"{self.name}: dropout left on in {live[:3]}"
         return model
 
     def batch(self, seed=1):
