@@ -86,6 +86,9 @@ constexpr ReduceOp kNorm{
 // numbers; the norm folds |x| (NaN-propagating max / min written out, since
 // FOLD_MAX's red_isnan takes a T).
 constexpr ReduceOp kSumComplex{"sum", "T", "(T)(0)", "acc += x;", "acc += other;", "acc", nullptr, "", false, true};
+// nansum of complex as CUDA's: an element with a NaN part counts as 0 (the CPU has no complex nansum)
+constexpr ReduceOp kNansumComplex{"nansum", "T", "(T)(0)", "acc += any(isnan(x)) ? (T)(0) : x;",
+                                  "acc += other;", "acc", nullptr, "", false, true};
 constexpr ReduceOp kMeanComplex{"mean", "T", "(T)(0)", "acc += x;", "acc += other;", "acc * p0", nullptr, "F", false, true};
 constexpr ReduceOp kProdComplex{"prod", "T", "(T)((R)1, (R)0)", "acc = c_mul(acc, x);", "acc = c_mul(acc, other);", "acc",
                                 nullptr, "", false, true};
@@ -112,7 +115,14 @@ bool complex_input(const at::TensorIteratorBase& iter) { return c10::isComplexTy
 
 // ---- DispatchStub kernels ----
 void sum_reduce(at::TensorIterator& iter) { run_reduction(iter, complex_input(iter) ? kSumComplex : kSum); }
-void nansum_reduce(at::TensorIterator& iter) { run_reduction(iter, kNansum); }
+void nansum_reduce(at::TensorIterator& iter) { run_reduction(iter, complex_input(iter) ? kNansumComplex : kNansum); }
+
+// trace as CUDA's trace_cuda: the diagonal's sum (integers and bool promote
+// to int64 through sum; complex stays complex).
+Tensor trace(const Tensor& self) {
+  TORCH_CHECK(self.dim() == 2, "expected a matrix");
+  return self.diagonal().sum();
+}
 void prod_reduce(at::TensorIterator& iter) { run_reduction(iter, complex_input(iter) ? kProdComplex : kProd); }
 void mean_reduce(at::TensorIterator& iter) {
   run_reduction(iter, complex_input(iter) ? kMeanComplex : kMean, {static_cast<double>(iter.num_output_elements()) / static_cast<double>(iter.numel())});
@@ -220,8 +230,9 @@ OCL_NATIVE_OP_C(structured_sum_out, "sum.dim_IntList", nullptr, "sum.IntList_out
 OCL_NATIVE_OP_C(structured_mean_out, "mean.dim", nullptr, "mean.out")
 OCL_NATIVE_OP_C(structured_prod_out, "prod.dim_int", nullptr, "prod.int_out")
 OCL_NATIVE_FN_C("prod", &at::native::prod)
-OCL_NATIVE_FN("nansum", &at::native::nansum)
-OCL_NATIVE_FN("nansum.out", &at::native::nansum_out)
+OCL_NATIVE_FN_C("nansum", &at::native::nansum)
+OCL_NATIVE_FN_C("nansum.out", &at::native::nansum_out)
+OCL_NATIVE_FN_C("trace", &trace)
 OCL_NATIVE_OP(structured_amax_out, "amax", nullptr, "amax.out")
 OCL_NATIVE_OP(structured_amin_out, "amin", nullptr, "amin.out")
 OCL_NATIVE_OP(structured_argmax_out, "argmax", nullptr, "argmax.out")

@@ -16,11 +16,24 @@ NOT_HERE = {
     "fft.": "FFT is issue 31 (VkFFT)",
     "torch.ops.aten._flash_attention_forward": "a CUDA-only kernel entry point (SDPA picks the math path on ocl)",
     "torch.ops.aten._efficient_attention_forward": "a CUDA-only kernel entry point (SDPA picks the math path on ocl)",
-    "trace": "trace is not native yet in any dtype (issue 31's list)",
-    "nansum": "complex nansum: not native yet",
-    "nanmean": "complex nanmean (nansum): not native yet",
 }
 RANDOM_IN_TRAINING = {"nn.functional.rrelu"}  # draws differ from the CPU's stream
+
+
+def _zero_nan(x):
+    return torch.where(x.isnan(), torch.zeros_like(x), x)
+
+
+def _nanmean_ref(x, dim=None, keepdim=False, dtype=None):
+    count = (~x.isnan()).sum(dim=dim, keepdim=keepdim) if dim is not None else (~x.isnan()).sum()
+    return torch.sum(_zero_nan(x), dim=dim, keepdim=keepdim, dtype=dtype) / count
+
+
+# The CPU has no kernel at all for these pairs: CUDA's definition, spelled in CPU ops.
+REFERENCES = {
+    "nansum": lambda x, *a, **k: torch.sum(_zero_nan(x), *a, **k),  # a NaN in either part counts as 0
+    "nanmean": _nanmean_ref,
+}
 
 
 def cuda_only_pairs():
@@ -43,8 +56,8 @@ def test_the_list_is_what_readme_says():
     assert names == sorted([
         "_upsample_bilinear2d_aa.", "abs.", "histc.", "nn.functional.avg_pool3d.",
         "nn.functional.multi_margin_loss.", "nn.functional.multilabel_margin_loss.", "nn.functional.rrelu.",
-        "nn.functional.softsign.", "polygamma.polygamma_n_1", "polygamma.polygamma_n_2", "polygamma.polygamma_n_3",
-        "polygamma.polygamma_n_4", "round.decimals_3", "round.decimals_neg_3"])
+        "nn.functional.softsign.", "nanmean.", "nansum.", "polygamma.polygamma_n_1", "polygamma.polygamma_n_2", "polygamma.polygamma_n_3",
+        "polygamma.polygamma_n_4", "round.decimals_3", "round.decimals_neg_3", "trace."])
 
 
 def wider(dtype):
@@ -65,9 +78,28 @@ def test_cuda_dtype_native(strict, op, dtype):
         if op.name == "histc":  # the CPU has no integer histc: test_search.py compares with CUDA's formula
             assert got.device.type == "ocl" and got.dtype == dtype
             continue
+        if op.name in REFERENCES:
+            ref = REFERENCES[op.name](s.input, *s.args, **s.kwargs)
+            assert got.dtype == ref.dtype
+            assert_close(got.cpu(), ref, rtol=1e-5, atol=1e-5, equal_nan=True)
+            continue
         up = s.transform(lambda t: t.to(wider(dtype)) if isinstance(t, torch.Tensor) and t.dtype == dtype else t)
         ref = op(up.input, *up.args, **up.kwargs)
         ref = ref[0] if isinstance(ref, (tuple, list)) else ref
-        assert got.dtype == (dtype if ref.dtype == wider(dtype) else ref.dtype)
+        # trace of bool is its diagonal's sum on CUDA: int64
+        expected = torch.int64 if op.name == "trace" else dtype if ref.dtype == wider(dtype) else ref.dtype
+        assert got.dtype == expected
         # the wider result rounded to the tested dtype (overflow to inf included)
         assert_close(got.cpu().to(ref.dtype), ref.to(got.dtype).to(ref.dtype), rtol=1e-2, atol=1e-2, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32, torch.complex64, torch.bool], ids=str)
+def test_trace(strict, dtype):
+    x = (torch.randn(5, 7) * 4).to(dtype)
+    for t in (x, x.t(), x[:0], x[1:4, ::2]):
+        got = torch.trace(t.to("ocl"))
+        ref = t.to(torch.int64 if dtype == torch.bool else dtype).diagonal().sum()
+        assert got.dtype == ref.dtype
+        assert_close(got.cpu(), ref)
+    with pytest.raises(RuntimeError, match="expected a matrix"):
+        torch.trace(torch.zeros(3, device="ocl"))
