@@ -39,9 +39,7 @@ NO_KERNEL = "has no native ocl kernel"
 # Temporary: models failing today because of known defects, to be removed
 # with the fixes (issue 27). strict=True: a fix makes the test XPASS -> fail,
 # so the mark cannot outlive the defect.
-KNOWN = {
-    "wav2vec2": "known defect (c): aten::_ctc_loss and _ctc_loss_backward have no native ocl kernel",
-}
+KNOWN = {}
 
 
 def _param(name):
