@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 DEBS="pocl-opencl-icd ocl-icd-opencl-dev opencl-headers libclblast-dev libgtest-dev cmake ninja-build g++ clinfo"
 TORCH_VERSION=2.13.0
+TRANSFORMERS_VERSION=5.24.0
 
 step() { printf '\n== %s\n' "$*"; }
 
@@ -26,6 +27,10 @@ deps() {
     $PY -m pip install -q "torch==$TORCH_VERSION"
   fi
   $PY -c "import pytest, yaml, expecttest, hypothesis, xdist" 2>/dev/null || $PY -m pip install -q pytest pyyaml expecttest hypothesis pytest-xdist
+  # The model zoo's tests build tiny transformers models from configs (no download);
+  # transformers does not depend on torch, so the pinned torch stays.
+  $PY -c "import transformers, sys; sys.exit(transformers.__version__ != '$TRANSFORMERS_VERSION')" 2>/dev/null ||
+    $PY -m pip install -q "transformers==$TRANSFORMERS_VERSION"
 }
 
 build() {

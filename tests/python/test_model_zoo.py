@@ -32,7 +32,9 @@ pytest.importorskip("transformers")
 from zoo_models import ZOO, make_optimizer, to_device, train_step  # noqa: E402
 
 STEPS = 3
-REL_TOL = 2e-3
+# The issue allows 2e-3 relative; measured gaps are <= 7e-7 (CLIP), and 2e-3 once hid
+# live dropout (GPT-2's *_pdrop), so the bound is tighter.
+REL_TOL = 1e-4
 SCORE_TOL = dict(rtol=1e-3, atol=1e-4)
 NO_KERNEL = "has no native ocl kernel"
 
