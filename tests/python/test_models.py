@@ -67,7 +67,14 @@ def check_training(name, **optim_kwargs):
 
 
 def check_eval(name, model_o, model_c):
+    """Eval mode, no_grad and inference_mode on ocl against the CPU model
+    holding the ocl model's trained weights and running statistics: the
+    training comparison above already bounds the weights, and a parameter
+    that Adam moves by rounding noise (a conv bias before batch norm, which
+    eval-mode batch norm no longer cancels) would otherwise decide the
+    outcome (the UNet's eval output moved 1e-3 on an AVX-512 host)."""
     x, _ = batches(SPECS[name], 1, seed=7)[0]
+    model_c.load_state_dict({k: v.cpu() for k, v in model_o.state_dict().items()})
     model_o.eval()
     model_c.eval()
     with torch.no_grad():
