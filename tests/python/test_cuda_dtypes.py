@@ -44,7 +44,9 @@ def cuda_only_pairs():
         extra = set(op.supported_dtypes("cuda")) - set(op.supported_dtypes("cpu")) - {torch.complex32}
         if op.variant_test_name == "without_cudnn":
             continue  # a CUDA variant of batch_norm, same dtypes as the CPU's on every other device
-        pairs += [pytest.param(op, dt, id=f"{op.name}.{op.variant_test_name}-{str(dt)[6:]}") for dt in extra]
+        # sorted: the same order in every pytest-xdist worker
+        pairs += [pytest.param(op, dt, id=f"{op.name}.{op.variant_test_name}-{str(dt)[6:]}")
+                  for dt in sorted(extra, key=str)]
     return pairs
 
 
