@@ -216,6 +216,17 @@ def _then_healthy(name, model_c, model_o):
     torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-5)
 
 
+def _raises_like_cpu_then_healthy(name, model_c, model_o, batch):
+    """The bad batch raises on the CPU; on ocl (natively) it raises the same
+    exception type; then both models still compute a good batch alike."""
+    want = _error_of(lambda: _forward_loss(model_c, batch))
+    assert want is not None
+    with torch.ocl.fallback_mode("error"):
+        got = _error_of(lambda: _forward_loss(model_o, to_device(batch, "ocl")))
+    assert got is not None and got[0] is want[0], f"cpu raised {want}, ocl raised {got}"
+    _then_healthy(name, model_c, model_o)
+
+
 MISUSE_MODELS = ["bert", "gpt2", "t5"]
 
 
@@ -224,12 +235,7 @@ def test_zoo_float_input_ids(name):
     model_c, model_o = _models(name)
     batch = ZOO[name].batch()
     batch["input_ids"] = batch["input_ids"].float()
-    want = _error_of(lambda: _forward_loss(model_c, batch))
-    assert want is not None
-    with torch.ocl.fallback_mode("error"):
-        got = _error_of(lambda: _forward_loss(model_o, to_device(batch, "ocl")))
-    assert got is not None and got[0] is want[0], f"cpu raised {want}, ocl raised {got}"
-    _then_healthy(name, model_c, model_o)
+    _raises_like_cpu_then_healthy(name, model_c, model_o, batch)
 
 
 @pytest.mark.parametrize("name", MISUSE_MODELS + ["vit"])
@@ -254,12 +260,7 @@ def test_zoo_token_id_out_of_range(name):
     batch = ZOO[name].batch()
     batch["input_ids"] = batch["input_ids"].clone()
     batch["input_ids"][0, 1] = ZOO[name].build().get_input_embeddings().num_embeddings + 7
-    want = _error_of(lambda: _forward_loss(model_c, batch))
-    assert want is not None
-    with torch.ocl.fallback_mode("error"):
-        got = _error_of(lambda: _forward_loss(model_o, to_device(batch, "ocl")))
-    assert got is not None and got[0] is want[0], f"cpu raised {want}, ocl raised {got}"
-    _then_healthy(name, model_c, model_o)
+    _raises_like_cpu_then_healthy(name, model_c, model_o, batch)
 
 
 @pytest.mark.parametrize("name", ["bert", "gpt2", "vit"])
@@ -270,9 +271,4 @@ def test_zoo_label_out_of_range(name):
     batch = ZOO[name].batch()
     batch["labels"] = batch["labels"].clone()
     batch["labels"][..., -1] = 1000  # the last position: a causal LM drops the first label
-    want = _error_of(lambda: _forward_loss(model_c, batch))
-    assert want is not None
-    with torch.ocl.fallback_mode("error"):
-        got = _error_of(lambda: _forward_loss(model_o, to_device(batch, "ocl")))
-    assert got is not None and got[0] is want[0], f"cpu raised {want}, ocl raised {got}"
-    _then_healthy(name, model_c, model_o)
+    _raises_like_cpu_then_healthy(name, model_c, model_o, batch)
