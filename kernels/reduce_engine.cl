@@ -102,25 +102,112 @@ typedef struct { T mn, mx; } MinMax;
     barrier(CLK_LOCAL_MEM_FENCE);                          \
   }
 
+// ---- Cascade summation (DESIGN.md decision 15; PyTorch CPU's cascade_sum is
+// the model). A run of n steps into one accumulator is folded in levels:
+// level 0 takes `step` steps, then is combined into level 1 and restarts;
+// level 1 takes `step` level-0 results, and so on up to level 3, with step =
+// 2^max(4, ceil(log2(n) / 4)): no level folds more than ~step terms, so the
+// rounding error grows like 4 * step, not like n. Work items and partials are
+// then combined in trees (or a few terms in order). RED_CASCADE 0 (min / max /
+// arg / logical / integer reductions: exact, or order-free) folds straight
+// (step never ends).
+#define CASCADE_LEVELS 4
+static inline long cascade_step(long n) {
+#if RED_CASCADE
+  int lg = 0;
+  while (lg < 62 && ((long)1 << lg) < n) ++lg;
+  return (long)1 << max(4, (lg + CASCADE_LEVELS - 1) / CASCADE_LEVELS);
+#else
+  (void)n;
+  return LONG_MAX;
+#endif
+}
+// lv: an ACC_T[CASCADE_LEVELS], level 0 first (macros: combines may use the
+// kernel's parameters).
+#define CASCADE_INIT(lv) for (int l_ = 0; l_ < CASCADE_LEVELS; ++l_) lv[l_] = RED_INIT;
+// After the nb-th full block of level 0 (nb counted from 1): level 0 into
+// level 1, and each full level into the one above.
+#define CASCADE_CARRY(lv, nb, step)                                              \
+  {                                                                              \
+    RED_COMBINE(lv[1], lv[0]);                                                   \
+    lv[0] = RED_INIT;                                                            \
+    if ((nb) % (step) == 0) {                                                    \
+      RED_COMBINE(lv[2], lv[1]);                                                 \
+      lv[1] = RED_INIT;                                                          \
+      if ((nb) % ((step) * (step)) == 0) {                                       \
+        RED_COMBINE(lv[3], lv[2]);                                               \
+        lv[2] = RED_INIT;                                                        \
+      }                                                                          \
+    }                                                                            \
+  }
+// acc folds in the levels, lowest first.
+#define CASCADE_TOTAL(acc, lv) for (int l_ = 0; l_ < CASCADE_LEVELS; ++l_) RED_COMBINE(acc, lv[l_]);
+// Folds into acc, in cascade, n_it_ iterations r_ = start_, start_ + inc_, ...
+// of BODY, which steps the level-0 accumulator lv_[0] (no top-level commas).
+#define CASCADE_LOOP(acc, r_, start_, n_it_, inc_, BODY)                         \
+  {                                                                              \
+    ACC_T lv_[CASCADE_LEVELS];                                                   \
+    CASCADE_INIT(lv_)                                                            \
+    const long nit_ = (n_it_), step_ = cascade_step(nit_);                       \
+    long r_ = (start_), nb_ = 0;                                                 \
+    for (long done_ = 0; done_ < nit_;) {                                        \
+      const long m_ = min(step_, nit_ - done_);                                  \
+      for (long j_ = 0; j_ < m_; ++j_, r_ += (inc_)) { BODY }                    \
+      done_ += m_;                                                               \
+      if (done_ < nit_) { ++nb_; CASCADE_CARRY(lv_, nb_, step_) }                \
+    }                                                                            \
+    CASCADE_TOTAL(acc, lv_)                                                      \
+  }
+// Folds nl_ lanes of levels (ACC_T[nl_][CASCADE_LEVELS]) into acc: each
+// lane's levels into its level 0, then the lanes pairwise.
+#define LANES_TREE(acc, lanes, nl_)                                              \
+  for (int k_ = 0; k_ < (nl_); ++k_) {                                           \
+    ACC_T t_ = RED_INIT;                                                         \
+    CASCADE_TOTAL(t_, lanes[k_])                                                 \
+    lanes[k_][0] = t_;                                                           \
+  }                                                                              \
+  for (int w_ = 1; w_ < (nl_); w_ *= 2)                                          \
+    for (int k_ = 0; k_ + w_ < (nl_); k_ += 2 * w_) RED_COMBINE(lanes[k_][0], lanes[k_ + w_][0]); \
+  RED_COMBINE(acc, lanes[0][0]);
+// Iterations of r = first, first + inc, ... below end.
+static inline long strided_count(long first, long end, long inc) {
+  return end > first ? (end - first + inc - 1) / inc : 0;
+}
+
 // Folds the reduced elements [r0_, r1_) of the result whose input starts at
-// `base` into acc, in order: a contiguous row in blocks of LANES consecutive
-// elements into LANES independent accumulators (a CPU device vectorises the
-// block), other layouts one element at a time. A macro: steps may use the
-// kernel's parameters.
+// `base` into acc, in cascade. Where the innermost reduced dim is contiguous
+// and at least LANES long: its rows in blocks of LANES consecutive elements
+// into LANES independent accumulators (a CPU device vectorises the block;
+// one red_offset per row); other layouts one element at a time. A macro:
+// steps may use the kernel's parameters.
 #define FOLD_RANGE(acc, r0_, r1_)                                                                   \
-  if (ix.n_red == 1 && ix.red_in[0] == 1 && LANES > 1) {                                          \
-    ACC_T lane[LANES];                                                                              \
-    for (int k = 0; k < LANES; ++k) lane[k] = RED_INIT;                                             \
-    long r = (r0_);                                                                                 \
-    for (; r + LANES <= (r1_); r += LANES)                                                          \
-      for (int k = 0; k < LANES; ++k) RED_STEP(lane[k], (T)IN_LOAD(in, base + r + k), r + k);       \
-    for (int k = 0; r + k < (r1_); ++k) RED_STEP(lane[k], (T)IN_LOAD(in, base + r + k), r + k);     \
-    for (int k = 0; k < LANES; ++k) RED_COMBINE(acc, lane[k]);                                      \
+  if (ix.n_red >= 1 && ix.red_in[0] == 1 && ix.red_sizes[0] >= LANES) {                             \
+    ACC_T lane_[LANES][CASCADE_LEVELS];                                                             \
+    for (int k = 0; k < LANES; ++k) CASCADE_INIT(lane_[k])                                          \
+    const long size0_ = ix.red_sizes[0], step_ = cascade_step(((r1_) - (r0_)) / LANES + 1);         \
+    long it_ = 0, nb_ = 0; /* lane steps in the current block, blocks done */                      \
+    for (long r_ = (r0_); r_ < (r1_);) {                                                            \
+      const long e_ = min((long)(r1_), (r_ / size0_ + 1) * size0_); /* this row's end */           \
+      const long o_ = base + (ix.n_red == 1 ? 0 : red_offset(&ix, r_) - r_);                        \
+      while (r_ + LANES <= e_) {                                                                    \
+        const long m_ = min(step_ - it_, (e_ - r_) / LANES);                                        \
+        for (long j_ = 0; j_ < m_; ++j_, r_ += LANES)                                               \
+          for (int k = 0; k < LANES; ++k) RED_STEP(lane_[k][0], (T)IN_LOAD(in, o_ + r_ + k), r_ + k); \
+        if ((it_ += m_) == step_) {                                                                 \
+          it_ = 0;                                                                                  \
+          ++nb_;                                                                                    \
+          for (int k = 0; k < LANES; ++k) CASCADE_CARRY(lane_[k], nb_, step_)                       \
+        }                                                                                           \
+      }                                                                                             \
+      for (int k = 0; r_ < e_; ++k, ++r_) RED_STEP(lane_[k][0], (T)IN_LOAD(in, o_ + r_), r_);       \
+    }                                                                                               \
+    LANES_TREE(acc, lane_, LANES)                                                                   \
   } else if (ix.n_red == 1) {                                                                       \
     const long s_ = ix.red_in[0];                                                                   \
-    for (long r = (r0_); r < (r1_); ++r) RED_STEP(acc, (T)IN_LOAD(in, base + r * s_), r);           \
+    CASCADE_LOOP(acc, r_, (r0_), (r1_) - (r0_), 1, RED_STEP(lv_[0], (T)IN_LOAD(in, base + r_ * s_), r_);) \
   } else {                                                                                          \
-    for (long r = (r0_); r < (r1_); ++r) RED_STEP(acc, (T)IN_LOAD(in, base + red_offset(&ix, r)), r); \
+    CASCADE_LOOP(acc, r_, (r0_), (r1_) - (r0_), 1,                                                  \
+                 RED_STEP(lv_[0], (T)IN_LOAD(in, base + red_offset(&ix, r_)), r_);)                 \
   }
 
 // Each program holds the body RED_MODE names (a cold compile costs a third);
@@ -158,22 +245,15 @@ static inline void reduce_groups_body(RedIndexer ix, __global char* ib, __global
     long base, out0, out1;
     kept_offsets(&ix, o, &base, &out0, &out1);
     const long r0 = g * chunk, r1 = min(red_numel, r0 + chunk);
+    // Each item folds its elements (stride lsize) in cascade (GPUs only:
+    // CPU devices take reduce_chunks).
     ACC_T acc = RED_INIT;
-    if (ix.n_red == 1 && ix.red_in[0] == 1 && LANES > 1) {
-      // Contiguous: each item folds blocks of LANES consecutive elements into
-      // LANES independent accumulators (a CPU device vectorises the block).
-      ACC_T lane[LANES];
-      for (int k = 0; k < LANES; ++k) lane[k] = RED_INIT;
-      long r = r0 + lid * LANES;
-      for (; r + LANES <= r1; r += lsize * LANES)
-        for (int k = 0; k < LANES; ++k) RED_STEP(lane[k], (T)IN_LOAD(in, base + r + k), r + k);
-      for (int k = 0; r + k < r1; ++k) RED_STEP(lane[k], (T)IN_LOAD(in, base + r + k), r + k);
-      for (int k = 0; k < LANES; ++k) RED_COMBINE(acc, lane[k]);
-    } else if (ix.n_red == 1) {
+    const long n_it = strided_count(r0 + lid, r1, lsize);
+    if (ix.n_red == 1) {
       const long s = ix.red_in[0];
-      for (long r = r0 + lid; r < r1; r += lsize) RED_STEP(acc, (T)IN_LOAD(in, base + r * s), r);
+      CASCADE_LOOP(acc, r, r0 + lid, n_it, lsize, RED_STEP(lv_[0], (T)IN_LOAD(in, base + r * s), r);)
     } else {
-      for (long r = r0 + lid; r < r1; r += lsize) RED_STEP(acc, (T)IN_LOAD(in, base + red_offset(&ix, r)), r);
+      CASCADE_LOOP(acc, r, r0 + lid, n_it, lsize, RED_STEP(lv_[0], (T)IN_LOAD(in, base + red_offset(&ix, r)), r);)
     }
     TREE_COMBINE(acc);
     if (lid == 0) {
@@ -200,27 +280,40 @@ static inline void reduce_lanes_body(RedIndexer ix, __global char* ib, __global 
   long base, out0, out1;
   kept_offsets(&ix, (item / blocks0) * n0 + first, &base, &out0, &out1);
   __global IN_ST* in = PTR(IN_ST, ib, io);
-  ACC_T lane[LANES];
-  for (int k = 0; k < LANES; ++k) lane[k] = RED_INIT;
-  for (long r = 0; r < red_numel; ++r) {
-    const long off = base + (ix.n_red == 1 ? r * ix.red_in[0] : red_offset(&ix, r));
-    if (nl == LANES) {
-      for (int k = 0; k < LANES; ++k) RED_STEP(lane[k], (T)IN_LOAD(in, off + k), r);
-    } else {
-      for (int k = 0; k < nl; ++k) RED_STEP(lane[k], (T)IN_LOAD(in, off + k), r);
+  ACC_T lane[LANES][CASCADE_LEVELS];
+  for (int k = 0; k < LANES; ++k) CASCADE_INIT(lane[k])
+  const long step = cascade_step(red_numel);
+  long nb = 0;
+  for (long r = 0; r < red_numel;) {
+    const long e = red_numel - r <= step ? red_numel : r + step;
+    for (; r < e; ++r) {
+      const long off = base + (ix.n_red == 1 ? r * ix.red_in[0] : red_offset(&ix, r));
+      if (nl == LANES) {
+        for (int k = 0; k < LANES; ++k) RED_STEP(lane[k][0], (T)IN_LOAD(in, off + k), r);
+      } else {
+        for (int k = 0; k < nl; ++k) RED_STEP(lane[k][0], (T)IN_LOAD(in, off + k), r);
+      }
+    }
+    if (r < red_numel) {
+      ++nb;
+      for (int k = 0; k < nl; ++k) CASCADE_CARRY(lane[k], nb, step)
     }
   }
   for (int k = 0; k < nl; ++k) {
-    STORE_RESULT(o0b, o0o, o1b, o1o, out0 + k * ix.kept_out0[0], out1 + k * ix.kept_out1[0], lane[k]);
+    ACC_T acc = RED_INIT;
+    CASCADE_TOTAL(acc, lane[k])
+    STORE_RESULT(o0b, o0o, o1b, o1o, out0 + k * ix.kept_out0[0], out1 + k * ix.kept_out1[0], acc);
   }
 }
 
 #elif RED_MODE == 4
 // CPU devices, reductions whose first kept dim (n0 results) is contiguous and
 // whose rows are long enough: item (block, g) folds the rows of chunk g of a
-// block of n0 results into its own partial row, reading every input row in
+// block of n0 results into its own partial rows, reading every input row in
 // order (a page-sized row stride no longer costs a page per few elements).
-// reduce_row_partials then combines the G partial rows.
+// The item's partial is CASCADE_LEVELS rows of n0, level 0 first: every
+// `step` input rows level 0 is carried up (the cascade of CASCADE_LOOP, one
+// per result). reduce_row_partials then combines the G partials.
 static inline void reduce_rows_body(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b,
                           __global char* pb PARAMS_DECL) {
   RED_HEAD
@@ -231,30 +324,46 @@ static inline void reduce_rows_body(RedIndexer ix, __global char* ib, __global c
   long base, out0, out1;
   kept_offsets(&ix, block * n0, &base, &out0, &out1);
   __global IN_ST* in = PTR(IN_ST, ib, io);
-  __global ACC_T* part = PTR(ACC_T, pb, po) + item * n0;
-  for (long c = 0; c < n0; ++c) part[c] = RED_INIT;
+  __global ACC_T* part = PTR(ACC_T, pb, po) + item * CASCADE_LEVELS * n0;
+  for (long c = 0; c < CASCADE_LEVELS * n0; ++c) part[c] = RED_INIT;
   const long r1 = min(red_numel, (g + 1) * chunk);
-  for (long r = g * chunk; r < r1; ++r) {
-    const long off = base + (ix.n_red == 1 ? r * ix.red_in[0] : red_offset(&ix, r));
-    for (long c = 0; c < n0; ++c) {
-      ACC_T acc = part[c];
-      RED_STEP(acc, (T)IN_LOAD(in, off + c), r);
-      part[c] = acc;
+  const long step = cascade_step(r1 - g * chunk);
+  long nb = 0;
+  for (long r = g * chunk; r < r1;) {
+    const long e = r1 - r <= step ? r1 : r + step;
+    for (; r < e; ++r) {
+      const long off = base + (ix.n_red == 1 ? r * ix.red_in[0] : red_offset(&ix, r));
+      for (long c = 0; c < n0; ++c) {
+        ACC_T acc = part[c];
+        RED_STEP(acc, (T)IN_LOAD(in, off + c), r);
+        part[c] = acc;
+      }
+    }
+    if (r < r1) {
+      ++nb;
+      for (long c = 0; c < n0; ++c) {
+        ACC_T lv[CASCADE_LEVELS];
+        for (int l = 0; l < CASCADE_LEVELS; ++l) lv[l] = part[l * n0 + c];
+        CASCADE_CARRY(lv, nb, step)
+        for (int l = 0; l < CASCADE_LEVELS; ++l) part[l * n0 + c] = lv[l];
+      }
     }
   }
 }
 
 #elif RED_MODE == 5
-// Second pass of reduce_rows: one item per result combines its G partials.
+// Second pass of reduce_rows: one item per result combines its G partials
+// (each its levels), in cascade over g.
 static inline void reduce_row_partials_body(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b,
                                   __global char* pb PARAMS_DECL) {
   RED_HEAD
   const long o = get_global_id(0);
   if (o >= out_numel) return;
   const long n0 = ix.kept_sizes[0], block = o / n0, c = o % n0;
-  __global ACC_T* part = PTR(ACC_T, pb, po) + block * G * n0 + c;
+  __global ACC_T* part = PTR(ACC_T, pb, po) + block * G * CASCADE_LEVELS * n0 + c;
   ACC_T acc = RED_INIT;
-  for (long g = 0; g < G; ++g) RED_COMBINE(acc, part[g * n0]);
+  CASCADE_LOOP(acc, g, 0, G, 1,
+               for (int l = 0; l < CASCADE_LEVELS; ++l) RED_COMBINE(lv_[0], part[(g * CASCADE_LEVELS + l) * n0]);)
   long base, out0, out1;
   kept_offsets(&ix, o, &base, &out0, &out1);
   STORE_RESULT(o0b, o0o, o1b, o1o, out0, out1, acc);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -98,11 +99,37 @@ size_t acc_bytes(const char* acc_type, c10::ScalarType in) {
   TORCH_INTERNAL_ASSERT(false, "unknown accumulator ", acc_type);
 }
 
+// TORCH_OCL_REDUCE_PATHS=gpu: the GPU-class launch paths (work groups with
+// local-memory trees, no lanes) on any device, so that tests check them on a
+// CPU device too.
+bool gpu_paths() {
+  static const bool v = [] {
+    const char* e = std::getenv("TORCH_OCL_REDUCE_PATHS");
+    return e != nullptr && std::strcmp(e, "gpu") == 0;
+  }();
+  return v;
+}
+
+// Whether `op` folds in cascade (kernels/reduce_engine.cl: CASCADE_LOOP):
+// floating sums and their kin (ACC or Welford accumulators over floating or
+// complex input; complex sums accumulate in T). Min / max / arg / logical /
+// integer reductions are exact or order-free and fold straight.
+bool cascades(const ReduceOp& op, c10::ScalarType in) {
+  if (!c10::isFloatingType(in) && !c10::isComplexType(in)) return false;
+  const std::string a = op.acc_type;
+  return a == "ACC" || a == "Welford" || (a == "T" && op.complex);
+}
+
+// Levels of a cascade (CASCADE_LEVELS in kernels/reduce_engine.cl): the
+// partial rows of Mode::Rows per item.
+constexpr int64_t kCascadeLevels = 4;
+
 std::string generate(const ReduceOp& op, c10::ScalarType in, c10::ScalarType out0, c10::ScalarType out1,
                      int nout, Mode mode, int lanes, bool one_buffer) {
   const ClType& ti = engine_type(in);
   std::string s = "#define RED_MODE " + std::to_string(static_cast<int>(mode)) + "\n";
   s += "#define LANES " + std::to_string(lanes) + "\n";
+  s += std::string("#define RED_CASCADE ") + (cascades(op, in) ? "1" : "0") + "\n";
   auto f64 = [](c10::ScalarType t) { return t == c10::kDouble || t == c10::kComplexDouble; };
   if (f64(in) || f64(out0) || (nout == 2 && f64(out1)) || op.needs_fp64)
     s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
@@ -200,7 +227,7 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
   // On CPU devices the item-per-result reductions whose first kept dim is
   // contiguous take LANES neighbouring results per item.
   const bool contiguous_reduction = ix.n_red > 0 && ix.red_in[0] == 1;
-  const int lanes = contiguous_block(device);
+  const int lanes = gpu_paths() ? 1 : contiguous_block(device);
   Mode mode = red_numel <= 16 || (out_numel >= 64 && (!contiguous_reduction || lanes > 1)) ? Mode::Items : Mode::Groups;
   if (mode == Mode::Items && lanes > 1 && ix.n_kept > 0 && ix.kept_in[0] == 1 && ix.kept_sizes[0] > 1)
     mode = Mode::Lanes;
@@ -209,7 +236,8 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
                           static_cast<uint64_t>(out1) << 16;
   const bool variants = one_buffer_variants(device);
   auto kernel_for = [&](Mode m, bool one_buffer) -> CachedKernel& {
-    const uint64_t lo = key_lo | static_cast<uint64_t>(m) << 24 | static_cast<uint64_t>(one_buffer) << 32;
+    const uint64_t lo = key_lo | static_cast<uint64_t>(m) << 24 | static_cast<uint64_t>(one_buffer) << 32 |
+                        static_cast<uint64_t>(lanes) << 40;
     return cached_kernel(device, {reinterpret_cast<uint64_t>(&op), lo}, [&] {
       return GeneratedKernel{std::string("reduce_") + op.name,
                              generate(op, in, out0, out1, nout, m, m == Mode::Lanes ? kWideLanes : lanes, variants),
@@ -245,7 +273,8 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
     // Rows in G chunks: at least 4 items per compute unit, at least 16 rows per chunk.
     ix.G = std::clamp<int64_t>((4 * units + blocks - 1) / blocks, 1, std::max<int64_t>(1, red_numel / 16));
     ix.chunk = (red_numel + ix.G - 1) / ix.G;
-    const at::Tensor partial = at::empty({blocks * ix.G * n0 * static_cast<int64_t>(acc)}, input.options().dtype(at::kByte));
+    const at::Tensor partial = at::empty({blocks * ix.G * kCascadeLevels * n0 * static_cast<int64_t>(acc)},
+                                         input.options().dtype(at::kByte));
     Launch rows = start(Mode::Rows, &input, &partial);
     push_params(rows, op, params, in);
     run_spread(rows, blocks * ix.G);
