@@ -2,11 +2,17 @@
 // #defines this file is specialised with):
 //   IN_ST, IN_LOAD(p, i)       the input's storage type and load (to T)
 //   T                          the input's compute type
-//   ACC_T                      the accumulator (a scalar or a struct)
-//   RED_INIT                   an ACC_T holding the identity
+//   ACC0_T, ACC_T              the accumulator a step folds into, and the one
+//                              combines, partials and projections use (a
+//                              scalar or a struct; wider than ACC0_T where a
+//                              cascade's upper levels are wide, else the same)
+//   RED_INIT0, RED_INIT        an ACC0_T / ACC_T holding the identity
+//   RED_WIDEN(a)               an ACC0_T as an ACC_T
 //   RED_STEP(acc, x, idx)      folds input value x (idx: its index along the
-//                              reduced dims) into acc
-//   RED_COMBINE(acc, other)    folds another accumulator into acc
+//                              reduced dims) into acc (an ACC0_T)
+//   RED_COMBINE(acc, other)    folds another ACC_T into acc
+//   RED_CASCADE                1: sums fold in cascade (see CASCADE_LOOP)
+//   ACC_W                      the wide ACC (WelfordW's field type)
 //   OUT0_ST, OUT0_STORE(p, i, acc) [, OUT1_ST, OUT1_STORE]  project and store
 //   T_IS_FLOAT, T_LOWEST, T_HIGHEST, ACC (the accumulation type of T)
 //   NOUT                       1 or 2
@@ -85,6 +91,8 @@ static inline bool red_isnan(T x) {
 #define FOLD_MIN(a, x) if (red_isnan(x) || (x) < (a)) (a) = (x);
 // Accumulators of the ops that are not a plain ACC or T.
 typedef struct { ACC mean, m2, n; } Welford;
+typedef struct { ACC_W mean, m2, n; } WelfordW;  // a cascade's wide levels (ACC_W: double where the device has fp64)
+static inline WelfordW welford_widen(Welford a) { return (WelfordW){a.mean, a.m2, a.n}; }
 typedef struct { T v; long i; } ValueIndex;
 typedef struct { T mn, mx; } MinMax;
 
@@ -104,71 +112,83 @@ typedef struct { T mn, mx; } MinMax;
 
 // ---- Cascade summation (DESIGN.md decision 15; PyTorch CPU's cascade_sum is
 // the model). A run of n steps into one accumulator is folded in levels:
-// level 0 takes `step` steps, then is combined into level 1 and restarts;
-// level 1 takes `step` level-0 results, and so on up to level 3, with step =
-// 2^max(4, ceil(log2(n) / 4)): no level folds more than ~step terms, so the
-// rounding error grows like 4 * step, not like n. Work items and partials are
-// then combined in trees (or a few terms in order). RED_CASCADE 0 (min / max /
-// arg / logical / integer reductions: exact, or order-free) folds straight
-// (step never ends).
-#define CASCADE_LEVELS 4
+// level 0 (an ACC0_T) takes `step` steps, then is widened into level 1 (an
+// ACC_T) and restarts; level 1 takes `step` level-0 results, and so on up to
+// level 3, with step = 2^max(4, ceil(log2(n) / 4)): no level folds more than
+// ~step terms, so the rounding error grows like 4 * step, not like n. The
+// levels above 0 are wide (double where the device has fp64; they cost a few
+// operations per `step` elements), as the CPU accumulates its float Welford
+// and batch norm sums in double. Work items and partials combine in ACC_T,
+// in trees. RED_CASCADE 0 (min / max / arg / logical / integer / product
+// reductions: exact, or order-free) folds straight (step never ends; ACC0_T
+// is ACC_T).
+#define CASCADE_UP 3  // levels above level 0
 static inline long cascade_step(long n) {
 #if RED_CASCADE
   int lg = 0;
   while (lg < 62 && ((long)1 << lg) < n) ++lg;
-  return (long)1 << max(4, (lg + CASCADE_LEVELS - 1) / CASCADE_LEVELS);
+  return (long)1 << max(4, (lg + CASCADE_UP) / (CASCADE_UP + 1));
 #else
   (void)n;
   return LONG_MAX;
 #endif
 }
-// lv: an ACC_T[CASCADE_LEVELS], level 0 first (macros: combines may use the
+// up: an ACC_T[CASCADE_UP], level 1 first (macros: combines may use the
 // kernel's parameters).
-#define CASCADE_INIT(lv) for (int l_ = 0; l_ < CASCADE_LEVELS; ++l_) lv[l_] = RED_INIT;
-// After the nb-th full block of level 0 (nb counted from 1): level 0 into
-// level 1, and each full level into the one above.
-#define CASCADE_CARRY(lv, nb, step)                                              \
+#define CASCADE_INIT(up) for (int l_ = 0; l_ < CASCADE_UP; ++l_) up[l_] = RED_INIT;
+// After the nb-th full block of level 0 a0 (nb counted from 1): a0 into level
+// 1, and each full level into the one above.
+#define CASCADE_CARRY(a0, up, nb, step)                                          \
   {                                                                              \
-    RED_COMBINE(lv[1], lv[0]);                                                   \
-    lv[0] = RED_INIT;                                                            \
+    const ACC_T w_ = RED_WIDEN(a0);                                              \
+    a0 = RED_INIT0;                                                              \
+    RED_COMBINE(up[0], w_);                                                      \
     if ((nb) % (step) == 0) {                                                    \
-      RED_COMBINE(lv[2], lv[1]);                                                 \
-      lv[1] = RED_INIT;                                                          \
+      RED_COMBINE(up[1], up[0]);                                                 \
+      up[0] = RED_INIT;                                                          \
       if ((nb) % ((step) * (step)) == 0) {                                       \
-        RED_COMBINE(lv[3], lv[2]);                                               \
-        lv[2] = RED_INIT;                                                        \
+        RED_COMBINE(up[2], up[1]);                                               \
+        up[1] = RED_INIT;                                                        \
       }                                                                          \
     }                                                                            \
   }
 // acc folds in the levels, lowest first.
-#define CASCADE_TOTAL(acc, lv) for (int l_ = 0; l_ < CASCADE_LEVELS; ++l_) RED_COMBINE(acc, lv[l_]);
+#define CASCADE_TOTAL(acc, a0, up)                                               \
+  {                                                                              \
+    const ACC_T w_ = RED_WIDEN(a0);                                              \
+    RED_COMBINE(acc, w_);                                                        \
+    for (int l_ = 0; l_ < CASCADE_UP; ++l_) RED_COMBINE(acc, up[l_]);            \
+  }
 // Folds into acc, in cascade, n_it_ iterations r_ = start_, start_ + inc_, ...
-// of BODY, which steps the level-0 accumulator lv_[0] (no top-level commas).
+// of BODY, which steps the level-0 accumulator a0_ (no top-level commas).
 #define CASCADE_LOOP(acc, r_, start_, n_it_, inc_, BODY)                         \
   {                                                                              \
-    ACC_T lv_[CASCADE_LEVELS];                                                   \
-    CASCADE_INIT(lv_)                                                            \
+    ACC0_T a0_ = RED_INIT0;                                                      \
+    ACC_T up_[CASCADE_UP];                                                       \
+    CASCADE_INIT(up_)                                                            \
     const long nit_ = (n_it_), step_ = cascade_step(nit_);                       \
     long r_ = (start_), nb_ = 0;                                                 \
     for (long done_ = 0; done_ < nit_;) {                                        \
       const long m_ = min(step_, nit_ - done_);                                  \
       for (long j_ = 0; j_ < m_; ++j_, r_ += (inc_)) { BODY }                    \
       done_ += m_;                                                               \
-      if (done_ < nit_) { ++nb_; CASCADE_CARRY(lv_, nb_, step_) }                \
+      if (done_ < nit_) { ++nb_; CASCADE_CARRY(a0_, up_, nb_, step_) }           \
     }                                                                            \
-    CASCADE_TOTAL(acc, lv_)                                                      \
+    CASCADE_TOTAL(acc, a0_, up_)                                                 \
   }
-// Folds nl_ lanes of levels (ACC_T[nl_][CASCADE_LEVELS]) into acc: each
-// lane's levels into its level 0, then the lanes pairwise.
-#define LANES_TREE(acc, lanes, nl_)                                              \
-  for (int k_ = 0; k_ < (nl_); ++k_) {                                           \
-    ACC_T t_ = RED_INIT;                                                         \
-    CASCADE_TOTAL(t_, lanes[k_])                                                 \
-    lanes[k_][0] = t_;                                                           \
-  }                                                                              \
-  for (int w_ = 1; w_ < (nl_); w_ *= 2)                                          \
-    for (int k_ = 0; k_ + w_ < (nl_); k_ += 2 * w_) RED_COMBINE(lanes[k_][0], lanes[k_ + w_][0]); \
-  RED_COMBINE(acc, lanes[0][0]);
+// Folds LANES lanes of levels (level 0 in a0[k], the others in up[k]) into
+// acc: each lane's total, then the lanes pairwise.
+#define LANES_TREE(acc, a0, up)                                                  \
+  {                                                                              \
+    ACC_T t_[LANES];                                                             \
+    for (int k_ = 0; k_ < LANES; ++k_) {                                         \
+      t_[k_] = RED_INIT;                                                         \
+      CASCADE_TOTAL(t_[k_], a0[k_], up[k_])                                      \
+    }                                                                            \
+    for (int w_ = 1; w_ < LANES; w_ *= 2)                                        \
+      for (int k_ = 0; k_ + w_ < LANES; k_ += 2 * w_) RED_COMBINE(t_[k_], t_[k_ + w_]); \
+    RED_COMBINE(acc, t_[0]);                                                     \
+  }
 // Iterations of r = first, first + inc, ... below end.
 static inline long strided_count(long first, long end, long inc) {
   return end > first ? (end - first + inc - 1) / inc : 0;
@@ -182,8 +202,12 @@ static inline long strided_count(long first, long end, long inc) {
 // steps may use the kernel's parameters.
 #define FOLD_RANGE(acc, r0_, r1_)                                                                   \
   if (ix.n_red >= 1 && ix.red_in[0] == 1 && ix.red_sizes[0] >= LANES) {                             \
-    ACC_T lane_[LANES][CASCADE_LEVELS];                                                             \
-    for (int k = 0; k < LANES; ++k) CASCADE_INIT(lane_[k])                                          \
+    ACC0_T lane_[LANES];                                                                            \
+    ACC_T lup_[LANES][CASCADE_UP];                                                                  \
+    for (int k = 0; k < LANES; ++k) {                                                               \
+      lane_[k] = RED_INIT0;                                                                         \
+      CASCADE_INIT(lup_[k])                                                                         \
+    }                                                                                               \
     const long size0_ = ix.red_sizes[0], step_ = cascade_step(((r1_) - (r0_)) / LANES + 1);         \
     long it_ = 0, nb_ = 0; /* lane steps in the current block, blocks done */                      \
     for (long r_ = (r0_); r_ < (r1_);) {                                                            \
@@ -192,22 +216,22 @@ static inline long strided_count(long first, long end, long inc) {
       while (r_ + LANES <= e_) {                                                                    \
         const long m_ = min(step_ - it_, (e_ - r_) / LANES);                                        \
         for (long j_ = 0; j_ < m_; ++j_, r_ += LANES)                                               \
-          for (int k = 0; k < LANES; ++k) RED_STEP(lane_[k][0], (T)IN_LOAD(in, o_ + r_ + k), r_ + k); \
+          for (int k = 0; k < LANES; ++k) RED_STEP(lane_[k], (T)IN_LOAD(in, o_ + r_ + k), r_ + k);  \
         if ((it_ += m_) == step_) {                                                                 \
           it_ = 0;                                                                                  \
           ++nb_;                                                                                    \
-          for (int k = 0; k < LANES; ++k) CASCADE_CARRY(lane_[k], nb_, step_)                       \
+          for (int k = 0; k < LANES; ++k) CASCADE_CARRY(lane_[k], lup_[k], nb_, step_)              \
         }                                                                                           \
       }                                                                                             \
-      for (int k = 0; r_ < e_; ++k, ++r_) RED_STEP(lane_[k][0], (T)IN_LOAD(in, o_ + r_), r_);       \
+      for (int k = 0; r_ < e_; ++k, ++r_) RED_STEP(lane_[k], (T)IN_LOAD(in, o_ + r_), r_);          \
     }                                                                                               \
-    LANES_TREE(acc, lane_, LANES)                                                                   \
+    LANES_TREE(acc, lane_, lup_)                                                                    \
   } else if (ix.n_red == 1) {                                                                       \
     const long s_ = ix.red_in[0];                                                                   \
-    CASCADE_LOOP(acc, r_, (r0_), (r1_) - (r0_), 1, RED_STEP(lv_[0], (T)IN_LOAD(in, base + r_ * s_), r_);) \
+    CASCADE_LOOP(acc, r_, (r0_), (r1_) - (r0_), 1, RED_STEP(a0_, (T)IN_LOAD(in, base + r_ * s_), r_);) \
   } else {                                                                                          \
     CASCADE_LOOP(acc, r_, (r0_), (r1_) - (r0_), 1,                                                  \
-                 RED_STEP(lv_[0], (T)IN_LOAD(in, base + red_offset(&ix, r_)), r_);)                 \
+                 RED_STEP(a0_, (T)IN_LOAD(in, base + red_offset(&ix, r_)), r_);)                    \
   }
 
 // Each program holds the body RED_MODE names (a cold compile costs a third);
@@ -251,9 +275,9 @@ static inline void reduce_groups_body(RedIndexer ix, __global char* ib, __global
     const long n_it = strided_count(r0 + lid, r1, lsize);
     if (ix.n_red == 1) {
       const long s = ix.red_in[0];
-      CASCADE_LOOP(acc, r, r0 + lid, n_it, lsize, RED_STEP(lv_[0], (T)IN_LOAD(in, base + r * s), r);)
+      CASCADE_LOOP(acc, r, r0 + lid, n_it, lsize, RED_STEP(a0_, (T)IN_LOAD(in, base + r * s), r);)
     } else {
-      CASCADE_LOOP(acc, r, r0 + lid, n_it, lsize, RED_STEP(lv_[0], (T)IN_LOAD(in, base + red_offset(&ix, r)), r);)
+      CASCADE_LOOP(acc, r, r0 + lid, n_it, lsize, RED_STEP(a0_, (T)IN_LOAD(in, base + red_offset(&ix, r)), r);)
     }
     TREE_COMBINE(acc);
     if (lid == 0) {
@@ -280,8 +304,12 @@ static inline void reduce_lanes_body(RedIndexer ix, __global char* ib, __global 
   long base, out0, out1;
   kept_offsets(&ix, (item / blocks0) * n0 + first, &base, &out0, &out1);
   __global IN_ST* in = PTR(IN_ST, ib, io);
-  ACC_T lane[LANES][CASCADE_LEVELS];
-  for (int k = 0; k < LANES; ++k) CASCADE_INIT(lane[k])
+  ACC0_T lane[LANES];
+  ACC_T up[LANES][CASCADE_UP];
+  for (int k = 0; k < LANES; ++k) {
+    lane[k] = RED_INIT0;
+    CASCADE_INIT(up[k])
+  }
   const long step = cascade_step(red_numel);
   long nb = 0;
   for (long r = 0; r < red_numel;) {
@@ -289,19 +317,19 @@ static inline void reduce_lanes_body(RedIndexer ix, __global char* ib, __global 
     for (; r < e; ++r) {
       const long off = base + (ix.n_red == 1 ? r * ix.red_in[0] : red_offset(&ix, r));
       if (nl == LANES) {
-        for (int k = 0; k < LANES; ++k) RED_STEP(lane[k][0], (T)IN_LOAD(in, off + k), r);
+        for (int k = 0; k < LANES; ++k) RED_STEP(lane[k], (T)IN_LOAD(in, off + k), r);
       } else {
-        for (int k = 0; k < nl; ++k) RED_STEP(lane[k][0], (T)IN_LOAD(in, off + k), r);
+        for (int k = 0; k < nl; ++k) RED_STEP(lane[k], (T)IN_LOAD(in, off + k), r);
       }
     }
     if (r < red_numel) {
       ++nb;
-      for (int k = 0; k < nl; ++k) CASCADE_CARRY(lane[k], nb, step)
+      for (int k = 0; k < nl; ++k) CASCADE_CARRY(lane[k], up[k], nb, step)
     }
   }
   for (int k = 0; k < nl; ++k) {
     ACC_T acc = RED_INIT;
-    CASCADE_TOTAL(acc, lane[k])
+    CASCADE_TOTAL(acc, lane[k], up[k])
     STORE_RESULT(o0b, o0o, o1b, o1o, out0 + k * ix.kept_out0[0], out1 + k * ix.kept_out1[0], acc);
   }
 }
@@ -311,9 +339,11 @@ static inline void reduce_lanes_body(RedIndexer ix, __global char* ib, __global 
 // whose rows are long enough: item (block, g) folds the rows of chunk g of a
 // block of n0 results into its own partial rows, reading every input row in
 // order (a page-sized row stride no longer costs a page per few elements).
-// The item's partial is CASCADE_LEVELS rows of n0, level 0 first: every
-// `step` input rows level 0 is carried up (the cascade of CASCADE_LOOP, one
-// per result). reduce_row_partials then combines the G partials.
+// The item's partial (ROWS_ITEM_BYTES) is CASCADE_UP rows of n0 ACC_T, level
+// 1 first, then level 0's row of ACC0_T: every `step` input rows level 0 is
+// carried up (the cascade of CASCADE_LOOP, one per result).
+// reduce_row_partials then combines the G partials.
+#define ROWS_ITEM_BYTES(n0) (CASCADE_UP * (n0) * sizeof(ACC_T) + ((n0) * sizeof(ACC0_T) + 15) / 16 * 16)
 static inline void reduce_rows_body(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b,
                           __global char* pb PARAMS_DECL) {
   RED_HEAD
@@ -324,8 +354,10 @@ static inline void reduce_rows_body(RedIndexer ix, __global char* ib, __global c
   long base, out0, out1;
   kept_offsets(&ix, block * n0, &base, &out0, &out1);
   __global IN_ST* in = PTR(IN_ST, ib, io);
-  __global ACC_T* part = PTR(ACC_T, pb, po) + item * CASCADE_LEVELS * n0;
-  for (long c = 0; c < CASCADE_LEVELS * n0; ++c) part[c] = RED_INIT;
+  __global ACC_T* up = PTR(ACC_T, pb, po + item * ROWS_ITEM_BYTES(n0));
+  __global ACC0_T* part = (__global ACC0_T*)(up + CASCADE_UP * n0);
+  for (long c = 0; c < CASCADE_UP * n0; ++c) up[c] = RED_INIT;
+  for (long c = 0; c < n0; ++c) part[c] = RED_INIT0;
   const long r1 = min(red_numel, (g + 1) * chunk);
   const long step = cascade_step(r1 - g * chunk);
   long nb = 0;
@@ -334,7 +366,7 @@ static inline void reduce_rows_body(RedIndexer ix, __global char* ib, __global c
     for (; r < e; ++r) {
       const long off = base + (ix.n_red == 1 ? r * ix.red_in[0] : red_offset(&ix, r));
       for (long c = 0; c < n0; ++c) {
-        ACC_T acc = part[c];
+        ACC0_T acc = part[c];
         RED_STEP(acc, (T)IN_LOAD(in, off + c), r);
         part[c] = acc;
       }
@@ -342,10 +374,12 @@ static inline void reduce_rows_body(RedIndexer ix, __global char* ib, __global c
     if (r < r1) {
       ++nb;
       for (long c = 0; c < n0; ++c) {
-        ACC_T lv[CASCADE_LEVELS];
-        for (int l = 0; l < CASCADE_LEVELS; ++l) lv[l] = part[l * n0 + c];
-        CASCADE_CARRY(lv, nb, step)
-        for (int l = 0; l < CASCADE_LEVELS; ++l) part[l * n0 + c] = lv[l];
+        ACC0_T a0 = part[c];
+        ACC_T lv[CASCADE_UP];
+        for (int l = 0; l < CASCADE_UP; ++l) lv[l] = up[l * n0 + c];
+        CASCADE_CARRY(a0, lv, nb, step)
+        part[c] = a0;
+        for (int l = 0; l < CASCADE_UP; ++l) up[l * n0 + c] = lv[l];
       }
     }
   }
@@ -353,17 +387,22 @@ static inline void reduce_rows_body(RedIndexer ix, __global char* ib, __global c
 
 #elif RED_MODE == 5
 // Second pass of reduce_rows: one item per result combines its G partials
-// (each its levels), in cascade over g.
+// (each its levels) in order (few: G is about 4 per compute unit).
+#define ROWS_ITEM_BYTES(n0) (CASCADE_UP * (n0) * sizeof(ACC_T) + ((n0) * sizeof(ACC0_T) + 15) / 16 * 16)
 static inline void reduce_row_partials_body(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b,
                                   __global char* pb PARAMS_DECL) {
   RED_HEAD
   const long o = get_global_id(0);
   if (o >= out_numel) return;
   const long n0 = ix.kept_sizes[0], block = o / n0, c = o % n0;
-  __global ACC_T* part = PTR(ACC_T, pb, po) + block * G * CASCADE_LEVELS * n0 + c;
   ACC_T acc = RED_INIT;
-  CASCADE_LOOP(acc, g, 0, G, 1,
-               for (int l = 0; l < CASCADE_LEVELS; ++l) RED_COMBINE(lv_[0], part[(g * CASCADE_LEVELS + l) * n0]);)
+  for (long g = 0; g < G; ++g) {
+    __global ACC_T* up = PTR(ACC_T, pb, po + (block * G + g) * ROWS_ITEM_BYTES(n0));
+    __global ACC0_T* part = (__global ACC0_T*)(up + CASCADE_UP * n0);
+    const ACC_T w = RED_WIDEN(part[c]);
+    RED_COMBINE(acc, w);
+    for (int l = 0; l < CASCADE_UP; ++l) RED_COMBINE(acc, up[l * n0 + c]);
+  }
   long base, out0, out1;
   kept_offsets(&ix, o, &base, &out0, &out1);
   STORE_RESULT(o0b, o0o, o1b, o1o, out0, out1, acc);
