@@ -114,8 +114,10 @@ typedef struct { T mn, mx; } MinMax;
 // the model). A run of n steps into one accumulator is folded in levels:
 // level 0 (an ACC0_T) takes `step` steps, then is widened into level 1 (an
 // ACC_T) and restarts; level 1 takes `step` level-0 results, and so on up to
-// level 3, with step = 2^max(4, ceil(log2(n) / 4)): no level folds more than
-// ~step terms, so the rounding error grows like 4 * step, not like n. The
+// level 3, with step = 2^max(CASCADE_MIN_LOG2, ceil(log2(n) / 4)) (the
+// minimum: 6 for sums, 4 for Welford, set by the launcher; the CPU's is 4):
+// no level folds more than ~step terms, so the rounding error grows like
+// 4 * step, not like n. The
 // levels above 0 are wide (double where the device has fp64; they cost a few
 // operations per `step` elements), as the CPU accumulates its float Welford
 // and batch norm sums in double. Work items and partials combine in ACC_T,
@@ -127,7 +129,7 @@ static inline long cascade_step(long n) {
 #if RED_CASCADE
   int lg = 0;
   while (lg < 62 && ((long)1 << lg) < n) ++lg;
-  return (long)1 << max(4, (lg + CASCADE_UP) / (CASCADE_UP + 1));
+  return (long)1 << max(CASCADE_MIN_LOG2, (lg + CASCADE_UP) / (CASCADE_UP + 1));
 #else
   (void)n;
   return LONG_MAX;
@@ -136,20 +138,20 @@ static inline long cascade_step(long n) {
 // up: an ACC_T[CASCADE_UP], level 1 first (macros: combines may use the
 // kernel's parameters).
 #define CASCADE_INIT(up) for (int l_ = 0; l_ < CASCADE_UP; ++l_) up[l_] = RED_INIT;
-// After the nb-th full block of level 0 a0 (nb counted from 1): a0 into level
-// 1, and each full level into the one above.
-#define CASCADE_CARRY(a0, up, nb, step)                                          \
+// How far the nb-th full block of level 0 carries (nb counted from 1, step a
+// power of two): 1 into level 1, 2 on into level 2, 3 on into level 3.
+static inline int cascade_reach(long nb, long step) {
+  return (nb & (step - 1)) != 0 ? 1 : (nb & (step * step - 1)) != 0 ? 2 : 3;
+}
+// Level 0 a0 into level 1, and on up to `reach` (cascade_reach).
+#define CASCADE_CARRY(a0, up, reach)                                             \
   {                                                                              \
     const ACC_T w_ = RED_WIDEN(a0);                                              \
     a0 = RED_INIT0;                                                              \
     RED_COMBINE(up[0], w_);                                                      \
-    if ((nb) % (step) == 0) {                                                    \
-      RED_COMBINE(up[1], up[0]);                                                 \
-      up[0] = RED_INIT;                                                          \
-      if ((nb) % ((step) * (step)) == 0) {                                       \
-        RED_COMBINE(up[2], up[1]);                                               \
-        up[1] = RED_INIT;                                                        \
-      }                                                                          \
+    for (int l_ = 1; l_ < (reach); ++l_) {                                       \
+      RED_COMBINE(up[l_], up[l_ - 1]);                                           \
+      up[l_ - 1] = RED_INIT;                                                     \
     }                                                                            \
   }
 // acc folds in the levels, lowest first.
@@ -172,7 +174,7 @@ static inline long cascade_step(long n) {
       const long m_ = min(step_, nit_ - done_);                                  \
       for (long j_ = 0; j_ < m_; ++j_, r_ += (inc_)) { BODY }                    \
       done_ += m_;                                                               \
-      if (done_ < nit_) { ++nb_; CASCADE_CARRY(a0_, up_, nb_, step_) }           \
+      if (done_ < nit_) { ++nb_; CASCADE_CARRY(a0_, up_, cascade_reach(nb_, step_)) }           \
     }                                                                            \
     CASCADE_TOTAL(acc, a0_, up_)                                                 \
   }
@@ -219,8 +221,8 @@ static inline long strided_count(long first, long end, long inc) {
           for (int k = 0; k < LANES; ++k) RED_STEP(lane_[k], (T)IN_LOAD(in, o_ + r_ + k), r_ + k);  \
         if ((it_ += m_) == step_) {                                                                 \
           it_ = 0;                                                                                  \
-          ++nb_;                                                                                    \
-          for (int k = 0; k < LANES; ++k) CASCADE_CARRY(lane_[k], lup_[k], nb_, step_)              \
+          const int reach_ = cascade_reach(++nb_, step_);                                           \
+          for (int k = 0; k < LANES; ++k) CASCADE_CARRY(lane_[k], lup_[k], reach_)                  \
         }                                                                                           \
       }                                                                                             \
       for (int k = 0; r_ < e_; ++k, ++r_) RED_STEP(lane_[k], (T)IN_LOAD(in, o_ + r_), r_);          \
@@ -323,8 +325,8 @@ static inline void reduce_lanes_body(RedIndexer ix, __global char* ib, __global 
       }
     }
     if (r < red_numel) {
-      ++nb;
-      for (int k = 0; k < nl; ++k) CASCADE_CARRY(lane[k], up[k], nb, step)
+      const int reach = cascade_reach(++nb, step);
+      for (int k = 0; k < nl; ++k) CASCADE_CARRY(lane[k], up[k], reach)
     }
   }
   for (int k = 0; k < nl; ++k) {
@@ -372,15 +374,22 @@ static inline void reduce_rows_body(RedIndexer ix, __global char* ib, __global c
       }
     }
     if (r < r1) {
-      ++nb;
+      // CASCADE_CARRY on the rows: level 0 into level 1, on up to `reach`.
+      const int reach = cascade_reach(++nb, step);
       for (long c = 0; c < n0; ++c) {
-        ACC0_T a0 = part[c];
-        ACC_T lv[CASCADE_UP];
-        for (int l = 0; l < CASCADE_UP; ++l) lv[l] = up[l * n0 + c];
-        CASCADE_CARRY(a0, lv, nb, step)
-        part[c] = a0;
-        for (int l = 0; l < CASCADE_UP; ++l) up[l * n0 + c] = lv[l];
+        ACC_T u = up[c];
+        const ACC_T w = RED_WIDEN(part[c]);
+        RED_COMBINE(u, w);
+        up[c] = u;
+        part[c] = RED_INIT0;
       }
+      for (int l = 1; l < reach; ++l)
+        for (long c = 0; c < n0; ++c) {
+          ACC_T u = up[l * n0 + c];
+          RED_COMBINE(u, up[(l - 1) * n0 + c]);
+          up[l * n0 + c] = u;
+          up[(l - 1) * n0 + c] = RED_INIT;
+        }
     }
   }
 }

@@ -169,6 +169,10 @@ std::string generate(const ReduceOp& op, c10::ScalarType in, c10::ScalarType out
   std::string s = "#define RED_MODE " + std::to_string(static_cast<int>(mode)) + "\n";
   s += "#define LANES " + std::to_string(lanes) + "\n";
   s += std::string("#define RED_CASCADE ") + (acct.cascade ? "1" : "0") + "\n";
+  // Level 0's smallest block: 64 steps of a sum (a carry per 64 costs nothing
+  // measurable; level 0's float error stays under the result's rounding),
+  // 16 of Welford (whose float block error is larger; its steps divide anyway).
+  s += std::string("#define CASCADE_MIN_LOG2 ") + (std::strcmp(op.acc_type, "Welford") == 0 ? "4" : "6") + "\n";
   auto f64 = [](c10::ScalarType t) { return t == c10::kDouble || t == c10::kComplexDouble; };
   if (f64(in) || f64(out0) || (nout == 2 && f64(out1)) || op.needs_fp64 || acct.wide)
     s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
