@@ -21,12 +21,16 @@ inline constexpr ReduceOp kMeanRstd{"norm_mean_rstd", "Welford", "(Welford){0, 0
 // Welford over a batch norm channel: mean and the sum of squared deviations.
 inline constexpr ReduceOp kMeanM2{"norm_mean_m2", "Welford", "(Welford){0, 0, 0}", WELFORD_STEP, WELFORD_COMBINE,
                                   "acc.mean", "acc.m2"};
+// A sum (batch norm's per-channel sums into a wide_dtype output).
+inline constexpr ReduceOp kSumStat{"norm_sum", "ACC", "(ACC)0", "acc += (ACC)x;", "acc += other;", "acc"};
 // Per channel (batch norm) or (sample, channel) (group norm), from a mean,
 // b rstd, c weight, d bias: scale = rstd * weight, shift = bias - mean * scale.
 inline constexpr PointwiseOp kScaleShift{.name = "norm_scale_shift", .expr = "b * c", .ninputs = 4,
                                          .dtypes = kFloating, .expr2 = "d - a * (b * c)"};
 // y = x * scale + shift
 inline constexpr PointwiseOp kScaleAdd{.name = "norm_scale_add", .expr = "a * b + c", .ninputs = 3, .dtypes = kFloating};
+// Batch norm's summands of the weight gradient: dy * (x - mean) (times invstd after the sum, as the CPU).
+inline constexpr PointwiseOp kDyXc{.name = "norm_dy_xc", .expr = "a * (b - c)", .ninputs = 3, .dtypes = kFloating};
 // The summands of the weight gradients: dy * (x - mean) * rstd.
 inline constexpr PointwiseOp kDyXhat{.name = "norm_dy_xhat", .expr = "a * ((b - c) * d)", .ninputs = 4,
                               .dtypes = kFloating};
@@ -45,6 +49,9 @@ inline constexpr PointwiseOp kRunningUpdate{.name = "norm_running_update", .expr
 
 // float for half / bfloat16 / float, double for double.
 c10::ScalarType acc_dtype(c10::ScalarType t);
+// Per-channel statistics and sums of batch norm before their last rounding:
+// double where `like`'s device has fp64 (as the CPU's acc_type), else acc_dtype.
+c10::ScalarType wide_dtype(const at::Tensor& like);
 // The CPU's NotImplementedError for non-floating inputs.
 void check_floating(const char* name, const at::Tensor& t);
 // PyTorch's "Expected all tensors to be on the same device" check (what the
@@ -61,7 +68,8 @@ at::Tensor or_value(const at::Tensor& t, double absent, const at::Tensor& like);
 // full shape) and broadcast inputs `ins` of any dtypes.
 void pointwise(const PointwiseOp& op, std::initializer_list<at::Tensor> outs, std::initializer_list<at::Tensor> ins,
                c10::ScalarType compute, std::initializer_list<c10::Scalar> params = {});
-// Reduces `in` into out0 / out1 (same dims as `in`, size 1 where reduced).
+// Reduces `in` into out0 / out1 (same dims as `in`, size 1 where reduced;
+// out1 undefined for one-output ops).
 void reduce(const ReduceOp& op, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& in,
             std::initializer_list<c10::Scalar> params = {});
 

@@ -20,6 +20,7 @@
 #include <limits>
 
 #include "backend/kernel_launch.h"
+#include "backend/runtime.h"
 #include "kernels/norm.h"
 #include "kernels/op_table.h"
 
@@ -31,6 +32,10 @@ using at::Tensor;
 namespace norm {
 
 c10::ScalarType acc_dtype(c10::ScalarType t) { return t == at::kDouble ? at::kDouble : at::kFloat; }
+
+c10::ScalarType wide_dtype(const Tensor& like) {
+  return device_info(like.device().index()).fp64 ? at::kDouble : acc_dtype(like.scalar_type());
+}
 
 void check_floating(const char* name, const Tensor& t) {
   TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(t.scalar_type()), "\"", name, "\" not implemented for '",
@@ -53,11 +58,10 @@ void pointwise(const PointwiseOp& op, std::initializer_list<Tensor> outs, std::i
 
 void reduce(const ReduceOp& op, const Tensor& out0, const Tensor& out1, const Tensor& in,
             std::initializer_list<c10::Scalar> params) {
-  auto iter = at::TensorIteratorConfig()
-                  .set_check_mem_overlap(false)
-                  .add_output(out0)
-                  .add_output(out1)
-                  .add_const_input(in)
+  at::TensorIteratorConfig config;
+  config.set_check_mem_overlap(false).add_output(out0);
+  if (out1.defined()) config.add_output(out1);
+  auto iter = config.add_const_input(in)
                   .resize_outputs(false)
                   .is_reduction(true)
                   .check_all_same_dtype(false)
@@ -232,7 +236,9 @@ std::pair<Tensor, Tensor> batch_stats(const Tensor& input, const Tensor& running
               input.sizes());
   const auto acc = acc_dtype(input.scalar_type());
   const int64_t C = input.size(1), n = input.numel() / C;
-  Tensor mean = at::empty(channel_shape(input), input.options().dtype(acc)), m2 = at::empty_like(mean);
+  // m2 stays wide (double where the device has fp64) for invstd and the running variance.
+  Tensor mean = at::empty(channel_shape(input), input.options().dtype(acc)),
+         m2 = at::empty(channel_shape(input), input.options().dtype(wide_dtype(input)));
   reduce(kMeanM2, mean, m2, input);
   mean = mean.view({C});
   m2 = m2.view({C});
@@ -258,7 +264,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm(const Tensor& input, const Tensor&
   if (train) {
     auto [m, m2] = batch_stats(input, running_mean, running_var, momentum);
     Tensor inv = at::empty_like(m2);
-    pointwise(kInvStd, {inv}, {m2}, acc, {eps, static_cast<double>(input.numel() / C)});
+    pointwise(kInvStd, {inv}, {m2}, m2.scalar_type(), {eps, static_cast<double>(input.numel() / C)});
     save_mean = mean = m.to(stat);
     save_invstd = invstd = inv.to(stat);
   } else {
@@ -306,12 +312,15 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, c
     pointwise(kRsqrtEps, {invstd}, {running_var}, acc, {eps});
   }
   const Tensor w = weight.defined() ? weight.to(acc) : at::ones({C}, options);
-  // Per channel: sum(dy * (x - mean) * invstd) (= the weight gradient) and sum(dy).
+  // Per channel: sum(dy * (x - mean)) * invstd (= the weight gradient; the
+  // sum and its product in wide_dtype, as the CPU) and sum(dy).
   Tensor dot_invstd, sum_dy;
   if (mask[1] || (mask[0] && train)) {
     Tensor t = at::empty_like(input, options, input.suggest_memory_format());
-    pointwise(kDyXhat, {t}, {grad_out, input, mean.view(shape), invstd.view(shape)}, acc);
-    dot_invstd = t.sum(dims);
+    pointwise(kDyXc, {t}, {grad_out, input, mean.view(shape)}, acc);
+    Tensor dot = at::empty(shape, options.dtype(wide_dtype(input)));
+    reduce(kSumStat, dot, Tensor(), t);
+    dot_invstd = dot.view({C}) * invstd;
   }
   if (mask[2] || (mask[0] && train)) sum_dy = at::sum(grad_out, dims, false, acc);
   Tensor grad_input, grad_weight, grad_bias;

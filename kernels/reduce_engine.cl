@@ -2,11 +2,17 @@
 // #defines this file is specialised with):
 //   IN_ST, IN_LOAD(p, i)       the input's storage type and load (to T)
 //   T                          the input's compute type
-//   ACC_T                      the accumulator (a scalar or a struct)
-//   RED_INIT                   an ACC_T holding the identity
+//   ACC0_T, ACC_T              the accumulator a step folds into, and the one
+//                              combines, partials and projections use (a
+//                              scalar or a struct; wider than ACC0_T where a
+//                              cascade's upper levels are wide, else the same)
+//   RED_INIT0, RED_INIT        an ACC0_T / ACC_T holding the identity
+//   RED_WIDEN(a)               an ACC0_T as an ACC_T
 //   RED_STEP(acc, x, idx)      folds input value x (idx: its index along the
-//                              reduced dims) into acc
-//   RED_COMBINE(acc, other)    folds another accumulator into acc
+//                              reduced dims) into acc (an ACC0_T)
+//   RED_COMBINE(acc, other)    folds another ACC_T into acc
+//   RED_CASCADE                1: sums fold in cascade (see CASCADE_LOOP)
+//   ACC_W                      the wide ACC (WelfordW's field type)
 //   OUT0_ST, OUT0_STORE(p, i, acc) [, OUT1_ST, OUT1_STORE]  project and store
 //   T_IS_FLOAT, T_LOWEST, T_HIGHEST, ACC (the accumulation type of T)
 //   NOUT                       1 or 2
@@ -85,6 +91,8 @@ static inline bool red_isnan(T x) {
 #define FOLD_MIN(a, x) if (red_isnan(x) || (x) < (a)) (a) = (x);
 // Accumulators of the ops that are not a plain ACC or T.
 typedef struct { ACC mean, m2, n; } Welford;
+typedef struct { ACC_W mean, m2, n; } WelfordW;  // a cascade's wide levels (ACC_W: double where the device has fp64)
+static inline WelfordW welford_widen(Welford a) { return (WelfordW){a.mean, a.m2, a.n}; }
 typedef struct { T v; long i; } ValueIndex;
 typedef struct { T mn, mx; } MinMax;
 
@@ -102,25 +110,130 @@ typedef struct { T mn, mx; } MinMax;
     barrier(CLK_LOCAL_MEM_FENCE);                          \
   }
 
+// ---- Cascade summation (DESIGN.md decision 15; PyTorch CPU's cascade_sum is
+// the model). A run of n steps into one accumulator is folded in levels:
+// level 0 (an ACC0_T) takes `step` steps, then is widened into level 1 (an
+// ACC_T) and restarts; level 1 takes `step` level-0 results, and so on up to
+// level 3, with step = 2^max(CASCADE_MIN_LOG2, ceil(log2(n) / 4)) (the
+// minimum: 6 for sums, 4 for Welford, set by the launcher; the CPU's is 4):
+// no level folds more than ~step terms, so the rounding error grows like
+// 4 * step, not like n. The
+// levels above 0 are wide (double where the device has fp64; they cost a few
+// operations per `step` elements), as the CPU accumulates its float Welford
+// and batch norm sums in double. Work items and partials combine in ACC_T,
+// in trees. RED_CASCADE 0 (min / max / arg / logical / integer / product
+// reductions: exact, or order-free) folds straight (step never ends; ACC0_T
+// is ACC_T).
+#define CASCADE_UP 3  // levels above level 0
+static inline long cascade_step(long n) {
+#if RED_CASCADE
+  int lg = 0;
+  while (lg < 62 && ((long)1 << lg) < n) ++lg;
+  return (long)1 << max(CASCADE_MIN_LOG2, (lg + CASCADE_UP) / (CASCADE_UP + 1));
+#else
+  (void)n;
+  return LONG_MAX;
+#endif
+}
+// up: an ACC_T[CASCADE_UP], level 1 first (macros: combines may use the
+// kernel's parameters).
+#define CASCADE_INIT(up) for (int l_ = 0; l_ < CASCADE_UP; ++l_) up[l_] = RED_INIT;
+// How far the nb-th full block of level 0 carries (nb counted from 1, step a
+// power of two): 1 into level 1, 2 on into level 2, 3 on into level 3.
+static inline int cascade_reach(long nb, long step) {
+  return (nb & (step - 1)) != 0 ? 1 : (nb & (step * step - 1)) != 0 ? 2 : 3;
+}
+// Level 0 a0 into level 1, and on up to `reach` (cascade_reach).
+#define CASCADE_CARRY(a0, up, reach)                                             \
+  {                                                                              \
+    const ACC_T w_ = RED_WIDEN(a0);                                              \
+    a0 = RED_INIT0;                                                              \
+    RED_COMBINE(up[0], w_);                                                      \
+    for (int l_ = 1; l_ < (reach); ++l_) {                                       \
+      RED_COMBINE(up[l_], up[l_ - 1]);                                           \
+      up[l_ - 1] = RED_INIT;                                                     \
+    }                                                                            \
+  }
+// acc folds in the levels, lowest first.
+#define CASCADE_TOTAL(acc, a0, up)                                               \
+  {                                                                              \
+    const ACC_T w_ = RED_WIDEN(a0);                                              \
+    RED_COMBINE(acc, w_);                                                        \
+    for (int l_ = 0; l_ < CASCADE_UP; ++l_) RED_COMBINE(acc, up[l_]);            \
+  }
+// Folds into acc, in cascade, n_it_ iterations r_ = start_, start_ + inc_, ...
+// of BODY, which steps the level-0 accumulator a0_ (no top-level commas).
+#define CASCADE_LOOP(acc, r_, start_, n_it_, inc_, BODY)                         \
+  {                                                                              \
+    ACC0_T a0_ = RED_INIT0;                                                      \
+    ACC_T up_[CASCADE_UP];                                                       \
+    CASCADE_INIT(up_)                                                            \
+    const long nit_ = (n_it_), step_ = cascade_step(nit_);                       \
+    long r_ = (start_), nb_ = 0;                                                 \
+    for (long done_ = 0; done_ < nit_;) {                                        \
+      const long m_ = min(step_, nit_ - done_);                                  \
+      for (long j_ = 0; j_ < m_; ++j_, r_ += (inc_)) { BODY }                    \
+      done_ += m_;                                                               \
+      if (done_ < nit_) { ++nb_; CASCADE_CARRY(a0_, up_, cascade_reach(nb_, step_)) }           \
+    }                                                                            \
+    CASCADE_TOTAL(acc, a0_, up_)                                                 \
+  }
+// Folds LANES lanes of levels (level 0 in a0[k], the others in up[k]) into
+// acc: each lane's total, then the lanes pairwise.
+#define LANES_TREE(acc, a0, up)                                                  \
+  {                                                                              \
+    ACC_T t_[LANES];                                                             \
+    for (int k_ = 0; k_ < LANES; ++k_) {                                         \
+      t_[k_] = RED_INIT;                                                         \
+      CASCADE_TOTAL(t_[k_], a0[k_], up[k_])                                      \
+    }                                                                            \
+    for (int w_ = 1; w_ < LANES; w_ *= 2)                                        \
+      for (int k_ = 0; k_ + w_ < LANES; k_ += 2 * w_) RED_COMBINE(t_[k_], t_[k_ + w_]); \
+    RED_COMBINE(acc, t_[0]);                                                     \
+  }
+// Iterations of r = first, first + inc, ... below end.
+static inline long strided_count(long first, long end, long inc) {
+  return end > first ? (end - first + inc - 1) / inc : 0;
+}
+
 // Folds the reduced elements [r0_, r1_) of the result whose input starts at
-// `base` into acc, in order: a contiguous row in blocks of LANES consecutive
-// elements into LANES independent accumulators (a CPU device vectorises the
-// block), other layouts one element at a time. A macro: steps may use the
-// kernel's parameters.
+// `base` into acc, in cascade. Where the innermost reduced dim is contiguous
+// and at least LANES long: its rows in blocks of LANES consecutive elements
+// into LANES independent accumulators (a CPU device vectorises the block;
+// one red_offset per row); other layouts one element at a time. A macro:
+// steps may use the kernel's parameters.
 #define FOLD_RANGE(acc, r0_, r1_)                                                                   \
-  if (ix.n_red == 1 && ix.red_in[0] == 1 && LANES > 1) {                                          \
-    ACC_T lane[LANES];                                                                              \
-    for (int k = 0; k < LANES; ++k) lane[k] = RED_INIT;                                             \
-    long r = (r0_);                                                                                 \
-    for (; r + LANES <= (r1_); r += LANES)                                                          \
-      for (int k = 0; k < LANES; ++k) RED_STEP(lane[k], (T)IN_LOAD(in, base + r + k), r + k);       \
-    for (int k = 0; r + k < (r1_); ++k) RED_STEP(lane[k], (T)IN_LOAD(in, base + r + k), r + k);     \
-    for (int k = 0; k < LANES; ++k) RED_COMBINE(acc, lane[k]);                                      \
+  if (ix.n_red >= 1 && ix.red_in[0] == 1 && ix.red_sizes[0] >= LANES) {                             \
+    ACC0_T lane_[LANES];                                                                            \
+    ACC_T lup_[LANES][CASCADE_UP];                                                                  \
+    for (int k = 0; k < LANES; ++k) {                                                               \
+      lane_[k] = RED_INIT0;                                                                         \
+      CASCADE_INIT(lup_[k])                                                                         \
+    }                                                                                               \
+    const long size0_ = ix.red_sizes[0], step_ = cascade_step(((r1_) - (r0_)) / LANES + 1);         \
+    long it_ = 0, nb_ = 0; /* lane steps in the current block, blocks done */                      \
+    for (long r_ = (r0_); r_ < (r1_);) {                                                            \
+      const long e_ = min((long)(r1_), (r_ / size0_ + 1) * size0_); /* this row's end */           \
+      const long o_ = base + (ix.n_red == 1 ? 0 : red_offset(&ix, r_) - r_);                        \
+      while (r_ + LANES <= e_) {                                                                    \
+        const long m_ = min(step_ - it_, (e_ - r_) / LANES);                                        \
+        for (long j_ = 0; j_ < m_; ++j_, r_ += LANES)                                               \
+          for (int k = 0; k < LANES; ++k) RED_STEP(lane_[k], (T)IN_LOAD(in, o_ + r_ + k), r_ + k);  \
+        if ((it_ += m_) == step_) {                                                                 \
+          it_ = 0;                                                                                  \
+          const int reach_ = cascade_reach(++nb_, step_);                                           \
+          for (int k = 0; k < LANES; ++k) CASCADE_CARRY(lane_[k], lup_[k], reach_)                  \
+        }                                                                                           \
+      }                                                                                             \
+      for (int k = 0; r_ < e_; ++k, ++r_) RED_STEP(lane_[k], (T)IN_LOAD(in, o_ + r_), r_);          \
+    }                                                                                               \
+    LANES_TREE(acc, lane_, lup_)                                                                    \
   } else if (ix.n_red == 1) {                                                                       \
     const long s_ = ix.red_in[0];                                                                   \
-    for (long r = (r0_); r < (r1_); ++r) RED_STEP(acc, (T)IN_LOAD(in, base + r * s_), r);           \
+    CASCADE_LOOP(acc, r_, (r0_), (r1_) - (r0_), 1, RED_STEP(a0_, (T)IN_LOAD(in, base + r_ * s_), r_);) \
   } else {                                                                                          \
-    for (long r = (r0_); r < (r1_); ++r) RED_STEP(acc, (T)IN_LOAD(in, base + red_offset(&ix, r)), r); \
+    CASCADE_LOOP(acc, r_, (r0_), (r1_) - (r0_), 1,                                                  \
+                 RED_STEP(a0_, (T)IN_LOAD(in, base + red_offset(&ix, r_)), r_);)                    \
   }
 
 // Each program holds the body RED_MODE names (a cold compile costs a third);
@@ -158,22 +271,15 @@ static inline void reduce_groups_body(RedIndexer ix, __global char* ib, __global
     long base, out0, out1;
     kept_offsets(&ix, o, &base, &out0, &out1);
     const long r0 = g * chunk, r1 = min(red_numel, r0 + chunk);
+    // Each item folds its elements (stride lsize) in cascade (GPUs only:
+    // CPU devices take reduce_chunks).
     ACC_T acc = RED_INIT;
-    if (ix.n_red == 1 && ix.red_in[0] == 1 && LANES > 1) {
-      // Contiguous: each item folds blocks of LANES consecutive elements into
-      // LANES independent accumulators (a CPU device vectorises the block).
-      ACC_T lane[LANES];
-      for (int k = 0; k < LANES; ++k) lane[k] = RED_INIT;
-      long r = r0 + lid * LANES;
-      for (; r + LANES <= r1; r += lsize * LANES)
-        for (int k = 0; k < LANES; ++k) RED_STEP(lane[k], (T)IN_LOAD(in, base + r + k), r + k);
-      for (int k = 0; r + k < r1; ++k) RED_STEP(lane[k], (T)IN_LOAD(in, base + r + k), r + k);
-      for (int k = 0; k < LANES; ++k) RED_COMBINE(acc, lane[k]);
-    } else if (ix.n_red == 1) {
+    const long n_it = strided_count(r0 + lid, r1, lsize);
+    if (ix.n_red == 1) {
       const long s = ix.red_in[0];
-      for (long r = r0 + lid; r < r1; r += lsize) RED_STEP(acc, (T)IN_LOAD(in, base + r * s), r);
+      CASCADE_LOOP(acc, r, r0 + lid, n_it, lsize, RED_STEP(a0_, (T)IN_LOAD(in, base + r * s), r);)
     } else {
-      for (long r = r0 + lid; r < r1; r += lsize) RED_STEP(acc, (T)IN_LOAD(in, base + red_offset(&ix, r)), r);
+      CASCADE_LOOP(acc, r, r0 + lid, n_it, lsize, RED_STEP(a0_, (T)IN_LOAD(in, base + red_offset(&ix, r)), r);)
     }
     TREE_COMBINE(acc);
     if (lid == 0) {
@@ -200,27 +306,46 @@ static inline void reduce_lanes_body(RedIndexer ix, __global char* ib, __global 
   long base, out0, out1;
   kept_offsets(&ix, (item / blocks0) * n0 + first, &base, &out0, &out1);
   __global IN_ST* in = PTR(IN_ST, ib, io);
-  ACC_T lane[LANES];
-  for (int k = 0; k < LANES; ++k) lane[k] = RED_INIT;
-  for (long r = 0; r < red_numel; ++r) {
-    const long off = base + (ix.n_red == 1 ? r * ix.red_in[0] : red_offset(&ix, r));
-    if (nl == LANES) {
-      for (int k = 0; k < LANES; ++k) RED_STEP(lane[k], (T)IN_LOAD(in, off + k), r);
-    } else {
-      for (int k = 0; k < nl; ++k) RED_STEP(lane[k], (T)IN_LOAD(in, off + k), r);
+  ACC0_T lane[LANES];
+  ACC_T up[LANES][CASCADE_UP];
+  for (int k = 0; k < LANES; ++k) {
+    lane[k] = RED_INIT0;
+    CASCADE_INIT(up[k])
+  }
+  const long step = cascade_step(red_numel);
+  long nb = 0;
+  for (long r = 0; r < red_numel;) {
+    const long e = red_numel - r <= step ? red_numel : r + step;
+    for (; r < e; ++r) {
+      const long off = base + (ix.n_red == 1 ? r * ix.red_in[0] : red_offset(&ix, r));
+      if (nl == LANES) {
+        for (int k = 0; k < LANES; ++k) RED_STEP(lane[k], (T)IN_LOAD(in, off + k), r);
+      } else {
+        for (int k = 0; k < nl; ++k) RED_STEP(lane[k], (T)IN_LOAD(in, off + k), r);
+      }
+    }
+    if (r < red_numel) {
+      const int reach = cascade_reach(++nb, step);
+      for (int k = 0; k < nl; ++k) CASCADE_CARRY(lane[k], up[k], reach)
     }
   }
   for (int k = 0; k < nl; ++k) {
-    STORE_RESULT(o0b, o0o, o1b, o1o, out0 + k * ix.kept_out0[0], out1 + k * ix.kept_out1[0], lane[k]);
+    ACC_T acc = RED_INIT;
+    CASCADE_TOTAL(acc, lane[k], up[k])
+    STORE_RESULT(o0b, o0o, o1b, o1o, out0 + k * ix.kept_out0[0], out1 + k * ix.kept_out1[0], acc);
   }
 }
 
 #elif RED_MODE == 4
 // CPU devices, reductions whose first kept dim (n0 results) is contiguous and
 // whose rows are long enough: item (block, g) folds the rows of chunk g of a
-// block of n0 results into its own partial row, reading every input row in
+// block of n0 results into its own partial rows, reading every input row in
 // order (a page-sized row stride no longer costs a page per few elements).
-// reduce_row_partials then combines the G partial rows.
+// The item's partial (ROWS_ITEM_BYTES) is CASCADE_UP rows of n0 ACC_T, level
+// 1 first, then level 0's row of ACC0_T: every `step` input rows level 0 is
+// carried up (the cascade of CASCADE_LOOP, one per result).
+// reduce_row_partials then combines the G partials.
+#define ROWS_ITEM_BYTES(n0) (CASCADE_UP * (n0) * sizeof(ACC_T) + ((n0) * sizeof(ACC0_T) + 15) / 16 * 16)
 static inline void reduce_rows_body(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b,
                           __global char* pb PARAMS_DECL) {
   RED_HEAD
@@ -231,30 +356,62 @@ static inline void reduce_rows_body(RedIndexer ix, __global char* ib, __global c
   long base, out0, out1;
   kept_offsets(&ix, block * n0, &base, &out0, &out1);
   __global IN_ST* in = PTR(IN_ST, ib, io);
-  __global ACC_T* part = PTR(ACC_T, pb, po) + item * n0;
-  for (long c = 0; c < n0; ++c) part[c] = RED_INIT;
+  __global ACC_T* up = PTR(ACC_T, pb, po + item * ROWS_ITEM_BYTES(n0));
+  __global ACC0_T* part = (__global ACC0_T*)(up + CASCADE_UP * n0);
+  for (long c = 0; c < CASCADE_UP * n0; ++c) up[c] = RED_INIT;
+  for (long c = 0; c < n0; ++c) part[c] = RED_INIT0;
   const long r1 = min(red_numel, (g + 1) * chunk);
-  for (long r = g * chunk; r < r1; ++r) {
-    const long off = base + (ix.n_red == 1 ? r * ix.red_in[0] : red_offset(&ix, r));
-    for (long c = 0; c < n0; ++c) {
-      ACC_T acc = part[c];
-      RED_STEP(acc, (T)IN_LOAD(in, off + c), r);
-      part[c] = acc;
+  const long step = cascade_step(r1 - g * chunk);
+  long nb = 0;
+  for (long r = g * chunk; r < r1;) {
+    const long e = r1 - r <= step ? r1 : r + step;
+    for (; r < e; ++r) {
+      const long off = base + (ix.n_red == 1 ? r * ix.red_in[0] : red_offset(&ix, r));
+      for (long c = 0; c < n0; ++c) {
+        ACC0_T acc = part[c];
+        RED_STEP(acc, (T)IN_LOAD(in, off + c), r);
+        part[c] = acc;
+      }
+    }
+    if (r < r1) {
+      // CASCADE_CARRY on the rows: level 0 into level 1, on up to `reach`.
+      const int reach = cascade_reach(++nb, step);
+      for (long c = 0; c < n0; ++c) {
+        ACC_T u = up[c];
+        const ACC_T w = RED_WIDEN(part[c]);
+        RED_COMBINE(u, w);
+        up[c] = u;
+        part[c] = RED_INIT0;
+      }
+      for (int l = 1; l < reach; ++l)
+        for (long c = 0; c < n0; ++c) {
+          ACC_T u = up[l * n0 + c];
+          RED_COMBINE(u, up[(l - 1) * n0 + c]);
+          up[l * n0 + c] = u;
+          up[(l - 1) * n0 + c] = RED_INIT;
+        }
     }
   }
 }
 
 #elif RED_MODE == 5
-// Second pass of reduce_rows: one item per result combines its G partials.
+// Second pass of reduce_rows: one item per result combines its G partials
+// (each its levels) in order (few: G is about 4 per compute unit).
+#define ROWS_ITEM_BYTES(n0) (CASCADE_UP * (n0) * sizeof(ACC_T) + ((n0) * sizeof(ACC0_T) + 15) / 16 * 16)
 static inline void reduce_row_partials_body(RedIndexer ix, __global char* ib, __global char* o0b, __global char* o1b,
                                   __global char* pb PARAMS_DECL) {
   RED_HEAD
   const long o = get_global_id(0);
   if (o >= out_numel) return;
   const long n0 = ix.kept_sizes[0], block = o / n0, c = o % n0;
-  __global ACC_T* part = PTR(ACC_T, pb, po) + block * G * n0 + c;
   ACC_T acc = RED_INIT;
-  for (long g = 0; g < G; ++g) RED_COMBINE(acc, part[g * n0]);
+  for (long g = 0; g < G; ++g) {
+    __global ACC_T* up = PTR(ACC_T, pb, po + (block * G + g) * ROWS_ITEM_BYTES(n0));
+    __global ACC0_T* part = (__global ACC0_T*)(up + CASCADE_UP * n0);
+    const ACC_T w = RED_WIDEN(part[c]);
+    RED_COMBINE(acc, w);
+    for (int l = 0; l < CASCADE_UP; ++l) RED_COMBINE(acc, up[l * n0 + c]);
+  }
   long base, out0, out1;
   kept_offsets(&ix, o, &base, &out0, &out1);
   STORE_RESULT(o0b, o0o, o1b, o1o, out0, out1, acc);

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -84,48 +86,128 @@ void run_spread(Launch& launch, int64_t items) {
   else launch.run_items(static_cast<size_t>(items));
 }
 
-// Bytes of the accumulator on the device (OpenCL C struct layout).
-size_t acc_bytes(const char* acc_type, c10::ScalarType in) {
+// TORCH_OCL_REDUCE_PATHS=gpu: the GPU-class launch paths (work groups with
+// local-memory trees, no lanes) on any device, so that tests check them on a
+// CPU device too.
+bool gpu_paths() {
+  static const bool v = [] {
+    const char* e = std::getenv("TORCH_OCL_REDUCE_PATHS");
+    return e != nullptr && std::strcmp(e, "gpu") == 0;
+  }();
+  return v;
+}
+
+// Whether `op` folds in cascade (kernels/reduce_engine.cl: CASCADE_LOOP):
+// floating sums and their kin (ACC or Welford accumulators over floating or
+// complex input; complex sums accumulate in T). Min / max / arg / logical /
+// integer reductions are exact or order-free and fold straight.
+bool cascades(const ReduceOp& op, c10::ScalarType in) {
+  if (!op.cascade || (!c10::isFloatingType(in) && !c10::isComplexType(in))) return false;
+  const std::string a = op.acc_type;
+  return a == "ACC" || a == "Welford" || (a == "T" && op.complex);
+}
+
+// The accumulators of a reduction: ACC0_T (steps) and ACC_T (combines,
+// partials, projections); a cascade over a float ACC widens its upper levels
+// to double where the device has fp64 (as the CPU sums its float Welford and
+// batch norm statistics in double).
+struct AccTypes {
+  bool cascade = false, wide = false;
+  size_t bytes0 = 0, bytes = 0;  // sizeof(ACC0_T), sizeof(ACC_T) (OpenCL C struct layout)
+};
+AccTypes acc_types(const ReduceOp& op, c10::ScalarType in, c10::DeviceIndex device) {
+  AccTypes r;
+  r.cascade = cascades(op, in);
+  r.wide = r.cascade && std::strcmp(engine_type(in).acc, "float") == 0 && device_info(device).fp64;
   const size_t t = c10::isFloatingType(in) && in != c10::kDouble ? 4 : c10::elementSize(in);
   const size_t acc = is_complex_kernel_dtype(in) ? c10::elementSize(in) / 2 : in == c10::kDouble || !c10::isFloatingType(in) ? 8 : 4;
-  const std::string a = acc_type;
-  if (a == "ACC") return acc;
-  if (a == "T") return t;
-  if (a == "Welford") return 3 * acc;
-  if (a == "ValueIndex") return 16;
-  if (a == "MinMax") return 2 * t;
-  if (a == "ulong") return 8;
-  TORCH_INTERNAL_ASSERT(false, "unknown accumulator ", acc_type);
+  auto bytes = [&](size_t acc, size_t t) -> size_t {
+    const std::string a = op.acc_type;
+    if (a == "ACC") return acc;
+    if (a == "T") return t;
+    if (a == "Welford") return 3 * acc;
+    if (a == "ValueIndex") return 16;
+    if (a == "MinMax") return 2 * t;
+    if (a == "ulong") return 8;
+    TORCH_INTERNAL_ASSERT(false, "unknown accumulator ", op.acc_type);
+  };
+  r.bytes0 = bytes(acc, t);
+  r.bytes = r.wide ? bytes(8, 2 * t) : r.bytes0;  // wide: double, Welford of doubles, double2
+  return r;
+}
+
+// `code` with the whole words ACC, Welford, T and R (the real type of a
+// complex T) renamed to their wide forms ACC_W, WelfordW, T_W, R_W.
+std::string widened(const char* code) {
+  std::string out;
+  const std::string s = code;
+  for (size_t i = 0; i < s.size();) {
+    if (std::isalpha(static_cast<unsigned char>(s[i])) || s[i] == '_') {
+      size_t j = i;
+      while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_')) ++j;
+      const std::string w = s.substr(i, j - i);
+      out += w == "ACC" ? "ACC_W" : w == "Welford" ? "WelfordW" : w == "T" ? "T_W" : w == "R" ? "R_W" : w;
+      i = j;
+    } else {
+      out += s[i++];
+    }
+  }
+  return out;
+}
+
+// Levels of a cascade above level 0 (CASCADE_UP in kernels/reduce_engine.cl),
+// and the bytes of a Mode::Rows item's partial (ROWS_ITEM_BYTES there).
+constexpr int64_t kCascadeUp = 3;
+int64_t rows_item_bytes(int64_t n0, const AccTypes& a) {
+  return kCascadeUp * n0 * static_cast<int64_t>(a.bytes) + (n0 * static_cast<int64_t>(a.bytes0) + 15) / 16 * 16;
 }
 
 std::string generate(const ReduceOp& op, c10::ScalarType in, c10::ScalarType out0, c10::ScalarType out1,
-                     int nout, Mode mode, int lanes, bool one_buffer) {
+                     int nout, Mode mode, int lanes, bool one_buffer, const AccTypes& acct) {
   const ClType& ti = engine_type(in);
+  const bool complex = is_complex_kernel_dtype(in);
   std::string s = "#define RED_MODE " + std::to_string(static_cast<int>(mode)) + "\n";
   s += "#define LANES " + std::to_string(lanes) + "\n";
+  s += std::string("#define RED_CASCADE ") + (acct.cascade ? "1" : "0") + "\n";
+  // Level 0's smallest block: 64 steps of a sum (a carry per 64 costs nothing
+  // measurable; level 0's float error stays under the result's rounding),
+  // 16 of Welford (whose float block error is larger; its steps divide anyway).
+  s += std::string("#define CASCADE_MIN_LOG2 ") + (std::strcmp(op.acc_type, "Welford") == 0 ? "4" : "6") + "\n";
   auto f64 = [](c10::ScalarType t) { return t == c10::kDouble || t == c10::kComplexDouble; };
-  if (f64(in) || f64(out0) || (nout == 2 && f64(out1)) || op.needs_fp64)
+  if (f64(in) || f64(out0) || (nout == 2 && f64(out1)) || op.needs_fp64 || acct.wide)
     s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
   if (op.needs_fp64) s += "#define RED_NEEDS_FP64 1\n";
   s += std::string("#define T ") + ti.compute + "\n#define ACC " + ti.acc + "\n";
-  if (is_complex_kernel_dtype(in)) s += std::string("#define R ") + ti.acc + "\n#define T_IS_COMPLEX 1\n";
+  s += std::string("#define ACC_W ") + (acct.wide ? "double" : ti.acc) + "\n";
+  if (complex)
+    s += std::string("#define R ") + ti.acc + "\n#define T_IS_COMPLEX 1\n#define R_W ACC_W\n#define T_W " +
+         (acct.wide ? "double2" : ti.compute) + "\n";
+  else
+    s += "#define T_W T\n";
   s += std::string("#define T_IS_FLOAT ") + (c10::isFloatingType(in) ? "1" : "0") + "\n";
   s += std::string("#define T_LOWEST ((T)") + cl_lowest(in) + ")\n#define T_HIGHEST ((T)" + cl_highest(in) + ")\n";
   s += kernel_source("common");
-  if (is_complex_kernel_dtype(in)) s += kernel_source("complex_lib");
+  if (complex) s += kernel_source("complex_lib");
   s += std::string("#define IN_ST ") + ti.storage + "\n#define IN_LOAD(p, i) " + ti.load + "\n";
-  s += std::string("#define ACC_T ") + op.acc_type + "\n";
-  s += std::string("#define RED_INIT (") + op.init + ")\n";
+  // Steps fold into ACC0_T; everything after (combines, projections) works in
+  // ACC_T, the op's strings with their types widened in a cascade.
+  auto wide = [&](const char* code) { return acct.cascade ? widened(code) : std::string(code); };
+  s += std::string("#define ACC0_T ") + op.acc_type + "\n#define ACC_T " + wide(op.acc_type) + "\n";
+  s += std::string("#define RED_INIT0 (") + op.init + ")\n#define RED_INIT (" + wide(op.init) + ")\n";
+  const std::string a = op.acc_type;
+  s += std::string("#define RED_WIDEN(a) ") +
+       (!acct.cascade ? "(a)" : a == "Welford" ? "welford_widen(a)" : a == "ACC" ? "((ACC_W)(a))"
+                                                 : acct.wide ? "convert_double2(a)" : "(a)") + "\n";
   s += std::string("#define RED_STEP(acc, x, idx) { ") + op.step + " }\n";
-  s += std::string("#define RED_COMBINE(acc, other) { ") + op.combine + " }\n";
+  s += "#define RED_COMBINE(acc, other) { " + wide(op.combine) + " }\n";
   s += "#define NOUT " + std::to_string(nout) + "\n";
   const ClType& t0 = engine_type(out0);
   s += std::string("#define OUT0_ST ") + t0.storage + "\n#define OUT0_RAW(p, i, v) " + t0.store +
-       "\n#define OUT0_STORE(p_, i_, acc) OUT0_RAW(p_, i_, (" + op.project0 + "))\n";
+       "\n#define OUT0_STORE(p_, i_, acc) OUT0_RAW(p_, i_, (" + wide(op.project0) + "))\n";
   if (nout == 2) {
     const ClType& t1 = engine_type(out1);
     s += std::string("#define OUT1_ST ") + t1.storage + "\n#define OUT1_RAW(p, i, v) " + t1.store +
-         "\n#define OUT1_STORE(p_, i_, acc) OUT1_RAW(p_, i_, (" + op.project1 + "))\n";
+         "\n#define OUT1_STORE(p_, i_, acc) OUT1_RAW(p_, i_, (" + wide(op.project1) + "))\n";
   }
   s += "#define PARAMS_DECL";
   for (size_t p = 0; op.params[p]; ++p)
@@ -200,19 +282,21 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
   // On CPU devices the item-per-result reductions whose first kept dim is
   // contiguous take LANES neighbouring results per item.
   const bool contiguous_reduction = ix.n_red > 0 && ix.red_in[0] == 1;
-  const int lanes = contiguous_block(device);
+  const int lanes = gpu_paths() ? 1 : contiguous_block(device);
   Mode mode = red_numel <= 16 || (out_numel >= 64 && (!contiguous_reduction || lanes > 1)) ? Mode::Items : Mode::Groups;
   if (mode == Mode::Items && lanes > 1 && ix.n_kept > 0 && ix.kept_in[0] == 1 && ix.kept_sizes[0] > 1)
     mode = Mode::Lanes;
 
+  const AccTypes acct = acc_types(op, in, device);
   const uint64_t key_lo = static_cast<uint64_t>(in) | static_cast<uint64_t>(out0) << 8 |
                           static_cast<uint64_t>(out1) << 16;
   const bool variants = one_buffer_variants(device);
   auto kernel_for = [&](Mode m, bool one_buffer) -> CachedKernel& {
-    const uint64_t lo = key_lo | static_cast<uint64_t>(m) << 24 | static_cast<uint64_t>(one_buffer) << 32;
+    const uint64_t lo = key_lo | static_cast<uint64_t>(m) << 24 | static_cast<uint64_t>(one_buffer) << 32 |
+                        static_cast<uint64_t>(lanes) << 40;
     return cached_kernel(device, {reinterpret_cast<uint64_t>(&op), lo}, [&] {
       return GeneratedKernel{std::string("reduce_") + op.name,
-                             generate(op, in, out0, out1, nout, m, m == Mode::Lanes ? kWideLanes : lanes, variants),
+                             generate(op, in, out0, out1, nout, m, m == Mode::Lanes ? kWideLanes : lanes, variants, acct),
                              std::string(mode_kernel(m)) + (one_buffer ? "_1" : "")};
     });
   };
@@ -220,7 +304,7 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
   // whose partial row stays in cache, over more than a few reduced rows: row
   // by row (sum over dim 0 of 4096 x 4096 float32: 0.22 -> 0.9 of the best
   // copy kernel, bench/README.md).
-  const size_t acc = acc_bytes(op.acc_type, in);
+  const size_t acc = acct.bytes;
   if (mode == Mode::Lanes && ix.kept_sizes[0] >= kWideLanes && red_numel >= 16 &&
       ix.kept_sizes[0] * static_cast<int64_t>(acc) <= 64 * 1024)
     mode = Mode::Rows;
@@ -245,7 +329,7 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
     // Rows in G chunks: at least 4 items per compute unit, at least 16 rows per chunk.
     ix.G = std::clamp<int64_t>((4 * units + blocks - 1) / blocks, 1, std::max<int64_t>(1, red_numel / 16));
     ix.chunk = (red_numel + ix.G - 1) / ix.G;
-    const at::Tensor partial = at::empty({blocks * ix.G * n0 * static_cast<int64_t>(acc)}, input.options().dtype(at::kByte));
+    const at::Tensor partial = at::empty({blocks * ix.G * rows_item_bytes(n0, acct)}, input.options().dtype(at::kByte));
     Launch rows = start(Mode::Rows, &input, &partial);
     push_params(rows, op, params, in);
     run_spread(rows, blocks * ix.G);

@@ -30,6 +30,8 @@ struct ReduceOp {
   bool needs_fp64 = false;    // the step computes in double whatever T is
   bool complex = false;       // written for complex T (float2 / double2): other
                               // ops raise the CPU's NotImplementedError on complex input
+  bool cascade = true;        // floating ACC / Welford / complex-T accumulators fold in cascade
+                              // (kernels/reduce_engine.cl); false for products and logical ops
 };
 
 // Welford's online mean / variance over a "Welford" accumulator {mean, m2, n}

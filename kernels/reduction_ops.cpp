@@ -39,7 +39,8 @@ namespace {
 // FOLD_MAX / FOLD_MIN (kernels/reduce_engine.cl) fold NaN-propagating, as the CPU.
 constexpr ReduceOp kSum{"sum", "ACC", "(ACC)0", "acc += (ACC)x;", "acc += other;", "acc"};
 constexpr ReduceOp kNansum{"nansum", "ACC", "(ACC)0", "acc += red_isnan(x) ? (ACC)0 : (ACC)x;", "acc += other;", "acc"};
-constexpr ReduceOp kProd{"prod", "ACC", "(ACC)1", "acc *= (ACC)x;", "acc *= other;", "acc"};
+constexpr ReduceOp kProd{"prod", "ACC", "(ACC)1", "acc *= (ACC)x;", "acc *= other;", "acc", nullptr, "", false, false,
+                        /*cascade=*/false};
 // mean: p0 = 1 / (elements per result)
 constexpr ReduceOp kMean{"mean", "ACC", "(ACC)0", "acc += (ACC)x;", "acc += other;", "acc * p0", nullptr, "F"};
 constexpr ReduceOp kMax{"amax", "T", "T_LOWEST", "FOLD_MAX(acc, x)", "FOLD_MAX(acc, other)", "acc"};
@@ -91,11 +92,13 @@ constexpr ReduceOp kNansumComplex{"nansum", "T", "(T)(0)", "acc += any(isnan(x))
                                   "acc += other;", "acc", nullptr, "", false, true};
 constexpr ReduceOp kMeanComplex{"mean", "T", "(T)(0)", "acc += x;", "acc += other;", "acc * p0", nullptr, "F", false, true};
 constexpr ReduceOp kProdComplex{"prod", "T", "(T)((R)1, (R)0)", "acc = c_mul(acc, x);", "acc = c_mul(acc, other);", "acc",
-                                nullptr, "", false, true};
+                                nullptr, "", false, true, /*cascade=*/false};
 constexpr ReduceOp kAllComplex{"all", "ACC", "(ACC)1", "acc = (acc != (ACC)0 && (x.x != (R)0 || x.y != (R)0)) ? (ACC)1 : (ACC)0;",
-                               "acc = (acc != (ACC)0 && other != (ACC)0) ? (ACC)1 : (ACC)0;", "acc", nullptr, "", false, true};
+                               "acc = (acc != (ACC)0 && other != (ACC)0) ? (ACC)1 : (ACC)0;", "acc", nullptr, "", false, true,
+                               /*cascade=*/false};
 constexpr ReduceOp kAnyComplex{"any", "ACC", "(ACC)0", "acc = (acc != (ACC)0 || x.x != (R)0 || x.y != (R)0) ? (ACC)1 : (ACC)0;",
-                               "acc = (acc != (ACC)0 || other != (ACC)0) ? (ACC)1 : (ACC)0;", "acc", nullptr, "", false, true};
+                               "acc = (acc != (ACC)0 || other != (ACC)0) ? (ACC)1 : (ACC)0;", "acc", nullptr, "", false, true,
+                               /*cascade=*/false};
 #define NORM_FOLD_EXTREME(v)                                                            \
   "if (isinf(p0)) { if (isnan(" v ") || isnan(acc)) acc = (ACC)NAN; "                   \
   "else if (p0 > 0 ? " v " > acc : " v " < acc) acc = " v "; } "
