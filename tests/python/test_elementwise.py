@@ -191,6 +191,9 @@ UNARY = {
 def test_unary(strict, op, dtype):
     fn, kind = UNARY[op]
     x = make(dtype, (6, 9), kind=kind, seed=8)
+    if op == "abs" and dtype == torch.bool:  # the identity on CUDA and ocl; the CPU raises
+        compare(fn(x.to("ocl")), x)
+        return
     run_both(fn, x)
 
 

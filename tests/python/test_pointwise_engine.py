@@ -609,7 +609,16 @@ SPECIAL_BINARY = {
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=dname)
 @pytest.mark.parametrize("name", list(SPECIAL_UNARY))
 def test_nan_inf_unary(name, dtype):
+    if name in FLOAT64_REFERENCE:
+        x = special_values(dtype)
+        compare(SPECIAL_UNARY[name](to_dev([x])[0]), SPECIAL_UNARY[name](x.double()).to(dtype), [dtype])
+        return
     run_both(SPECIAL_UNARY[name], special_values(dtype))
+
+
+# The CPU's vectorised float32 kernel is wrong on some hosts: gelu(inf) is NaN
+# through AVX-512's erf (its scalar tail and float64 give inf, as ocl does).
+FLOAT64_REFERENCE = {"gelu"}
 
 
 def test_logit_eps_keeps_nan():
