@@ -3,6 +3,7 @@
 
 #include <c10/util/hash.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -211,19 +212,29 @@ std::string save_binary(cl_program p, const std::filesystem::path& file, uint64_
 // source (PoCL's own kernel cache makes that rebuild ~27 ms; the program the
 // launchers use is never touched). What PoCL compiles for a write stays in its
 // cache, so a write cut short by the process's exit costs the next process
-// little; at exit (Python's atexit, then a C exit handler) the write in
+// little; at exit (Python's atexit) the write in
 // progress finishes and the rest are dropped, to be queued again next time.
 // Other drivers hand back the binary they already hold: written at once.
 // TORCH_OCL_CACHE_SAVE=first|background|auto overrides the choice.
 constexpr double kQuietSeconds = 1.0;
 
+// The writer must stop before the driver's exit handlers run (a compile in
+// flight during LLVM's static destructors crashes), and only Python's atexit
+// runs early enough: C exit handlers registered after the driver loaded can
+// still run after LLVM's lazily registered ones. So background writes are
+// enabled by the Python package, which registers the stop
+// (enable_background_cache_writes); a C++ program writes on the building
+// thread.
+std::atomic<bool> background_allowed{false};
+
 bool save_in_background(const DeviceInfo& d) {
   const char* v = std::getenv("TORCH_OCL_CACHE_SAVE");
   if (v != nullptr && std::strcmp(v, "first") == 0) return false;
-  if (v != nullptr && std::strcmp(v, "background") == 0) return true;
-  TORCH_CHECK(v == nullptr || *v == '\0' || std::strcmp(v, "auto") == 0,
+  const bool asked = v != nullptr && std::strcmp(v, "background") == 0;
+  TORCH_CHECK(asked || v == nullptr || *v == '\0' || std::strcmp(v, "auto") == 0,
               "TORCH_OCL_CACHE_SAVE must be 'first', 'background' or 'auto', not '", v, "'");
-  return d.platform_name.find("Portable Computing Language") != std::string::npos;
+  return background_allowed.load() &&
+         (asked || d.platform_name.find("Portable Computing Language") != std::string::npos);
 }
 
 struct PendingWrite {
@@ -239,10 +250,7 @@ class BinaryWriter {
   void enqueue(PendingWrite w) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopped_) return;
-    if (!thread_.joinable()) {
-      thread_ = std::thread([this] { run(); });
-      std::atexit([] { writer().stop(); });  // before the driver's own exit handlers (registered earlier)
-    }
+    if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
     queue_.push_back(std::move(w));
     cv_.notify_all();
   }
@@ -462,6 +470,7 @@ ProgramCacheStats program_cache_stats() {
 
 void flush_program_cache_writes() { BinaryWriter::writer().flush(); }
 void stop_program_cache_writes() { BinaryWriter::writer().stop(); }
+void enable_background_cache_writes() { background_allowed = true; }
 
 void clear_program_memory_cache() {
   auto& c = cache();

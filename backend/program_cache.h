@@ -49,6 +49,10 @@ ProgramCacheStats program_cache_stats();
 void flush_program_cache_writes();
 // Finishes the write in progress and drops the rest (at exit).
 void stop_program_cache_writes();
+// Lets PoCL's binaries be written in the background; the caller must call
+// stop_program_cache_writes() before the process's C exit handlers (the
+// Python package does both; C++ programs write on the building thread).
+void enable_background_cache_writes();
 // Drops the in-memory programs (the disk cache stays); for tests.
 void clear_program_memory_cache();
 

@@ -205,6 +205,7 @@ PYBIND11_MODULE(_C, m) {
   });
   m.def("flush_program_cache_writes", &flush_program_cache_writes, py::call_guard<py::gil_scoped_release>());
   m.def("stop_program_cache_writes", &stop_program_cache_writes, py::call_guard<py::gil_scoped_release>());
+  m.def("enable_background_cache_writes", &enable_background_cache_writes);
   // fault injection (test-only; backend/fault_injection.h)
   m.def("_set_fault", [](const std::string& spec) { set_fault_spec(spec); });
   m.def("_fault_counts", [] {

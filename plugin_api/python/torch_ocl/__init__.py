@@ -30,6 +30,7 @@ _atexit.register(_C._finish_held_launches)
 # write in progress finishes, queued ones are dropped (the next process
 # queues them again).
 _atexit.register(_C.stop_program_cache_writes)
+_C.enable_background_cache_writes()
 
 torch.utils.rename_privateuse1_backend("ocl")
 
