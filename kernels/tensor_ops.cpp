@@ -3,6 +3,7 @@
 #include <ATen/EmptyTensor.h>
 #include <ATen/TensorIterator.h>
 #include <ATen/native/Resize.h>
+#include <ATen/native/ResizeCommon.h>
 #include <ATen/native/TensorFactories.h>
 #include <ATen/native/TensorShape.h>
 #include <ATen/ops/as_strided_native.h>
@@ -28,6 +29,20 @@ namespace {
 
 constexpr c10::DispatchKeySet kOclKeys{c10::DispatchKey::PrivateUse1};
 
+// torch.use_deterministic_algorithms(True) with
+// torch.utils.deterministic.fill_uninitialized_memory (the default): new
+// memory is filled with NaN (floating, complex) or the dtype's largest value,
+// as CUDA's empty / empty_strided / resize_ do.
+bool fill_uninitialized() {
+  auto& ctx = at::globalContext();
+  return C10_UNLIKELY(ctx.deterministicAlgorithms() && ctx.deterministicFillUninitializedMemory());
+}
+
+at::Tensor filled_if_deterministic(at::Tensor t) {
+  if (fill_uninitialized()) at::native::fill_empty_deterministic_(t);
+  return t;
+}
+
 // Checks the factory arguments; returns the device, with its index resolved.
 c10::Device check_factory_args(std::optional<c10::Device> device, c10::ScalarType dtype,
                                std::optional<c10::Layout> layout, std::optional<bool> pin_memory) {
@@ -45,7 +60,7 @@ at::Tensor empty_memory_format(c10::IntArrayRef size, std::optional<c10::ScalarT
                                std::optional<c10::MemoryFormat> memory_format) {
   const auto st = c10::dtype_or_default(dtype);
   c10::DeviceGuard guard(check_factory_args(device, st, layout, pin_memory));
-  return at::detail::empty_generic(size, device_allocator(), kOclKeys, st, memory_format);
+  return filled_if_deterministic(at::detail::empty_generic(size, device_allocator(), kOclKeys, st, memory_format));
 }
 
 at::Tensor empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride,
@@ -53,7 +68,7 @@ at::Tensor empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride,
                          std::optional<c10::Device> device, std::optional<bool> pin_memory) {
   const auto st = c10::dtype_or_default(dtype);
   c10::DeviceGuard guard(check_factory_args(device, st, layout, pin_memory));
-  return at::detail::empty_strided_generic(size, stride, device_allocator(), kOclKeys, st);
+  return filled_if_deterministic(at::detail::empty_strided_generic(size, stride, device_allocator(), kOclKeys, st));
 }
 
 // A ZeroTensor (autograd's known-zero gradients, e.g. sgn's backward of a
@@ -88,11 +103,19 @@ void resize_impl(at::TensorImpl* self, c10::IntArrayRef size, at::OptionalIntArr
   if (bytes > storage.nbytes()) resize_storage_bytes(storage.unsafeGetStorageImpl(), bytes);
 }
 
+// resize_impl, then (deterministic mode) the bytes the storage grew by
+// filled as empty() fills new memory; as CUDA's resize_.
+void resize_and_fill(const at::Tensor& self, c10::IntArrayRef size, at::OptionalIntArrayRef stride) {
+  const auto old_nbytes = static_cast<int64_t>(self.unsafeGetTensorImpl()->unsafe_storage().nbytes());
+  resize_impl(self.unsafeGetTensorImpl(), size, stride);
+  if (fill_uninitialized() && self.has_storage()) at::native::fill_resize_deterministic_(self, old_nbytes);
+}
+
 const at::Tensor& resize_(const at::Tensor& self, c10::IntArrayRef size,
                           std::optional<c10::MemoryFormat> memory_format) {
   for (auto s : size) TORCH_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", size);
   c10::DeviceGuard guard(self.device());
-  resize_impl(self.unsafeGetTensorImpl(), size, std::nullopt);
+  resize_and_fill(self, size, std::nullopt);
   if (memory_format) {
     TORCH_CHECK(*memory_format != c10::MemoryFormat::Preserve, "Unsupported memory format ", *memory_format);
     self.unsafeGetTensorImpl()->empty_tensor_restride(*memory_format);

@@ -20,7 +20,7 @@ from torch.testing._internal.common_device_type import (
     instantiate_device_type_tests,
     onlyCUDA,
 )
-from torch.testing._internal.common_utils import TestCase
+from torch.testing._internal.common_utils import DeterministicGuard, TestCase
 
 ALL_DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.int32,
               torch.int16, torch.int8, torch.uint8, torch.bool, torch.complex64, torch.complex128)
@@ -141,6 +141,30 @@ class TestOclFoundation(TestCase):
         self.assertEqual((e + 1).shape, (0, 3))
         self.assertEqual(e.sum(0).cpu(), torch.zeros(3, dtype=dtype))
         self.assertEqual(e.t().contiguous().shape, (3, 0))
+
+    # -- deterministic mode (as CUDA) -------------------------------------------
+    @dtypes(torch.float32, torch.float16, torch.complex64, torch.int32, torch.uint8, torch.bool)
+    def test_deterministic_mode_fills_new_memory(self, device, dtype):
+        def expected(n):
+            if dtype.is_floating_point or dtype.is_complex:
+                return torch.full((n,), float("nan"), dtype=dtype)
+            return torch.full((n,), True if dtype == torch.bool else torch.iinfo(dtype).max, dtype=dtype)
+
+        with DeterministicGuard(True, fill_uninitialized_memory=True):
+            self.assertEqual(torch.empty(5, dtype=dtype, device=device).cpu(), expected(5), equal_nan=True)
+            self.assertEqual(torch.empty_strided((2, 3), (1, 2), dtype=dtype, device=device).cpu().flatten(),
+                             expected(6), equal_nan=True)
+            self.assertEqual(torch.empty_like(torch.zeros(4, dtype=dtype, device=device)).cpu(), expected(4),
+                             equal_nan=True)
+            x = torch.zeros(2, dtype=dtype, device=device)
+            x.resize_(6)  # the old elements keep their values; the new ones are filled
+            self.assertEqual(x[:2].cpu(), torch.zeros(2, dtype=dtype))
+            self.assertEqual(x[2:].cpu(), expected(4), equal_nan=True)
+        with DeterministicGuard(True, fill_uninitialized_memory=False):
+            x = torch.zeros(3, dtype=dtype, device=device)
+            x.resize_(1)
+            x.resize_(3)  # no fill: the storage did not grow
+            self.assertEqual(x.cpu(), torch.zeros(3, dtype=dtype))
 
     # -- devices ---------------------------------------------------------------
     @deviceCountAtLeast(1)
