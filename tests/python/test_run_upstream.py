@@ -106,3 +106,61 @@ def test_a_timed_out_file_reports_the_tests_it_ran(run_python, tmp_path):
     assert "FAILED test_sleepy.py::TestSleepyPRIVATEUSE1::test_b_fails_ocl: AssertionError: " \
            "Tensor-likes are not close!" in proc.stdout, proc.stdout
     assert "test_d_never_runs" not in proc.stdout
+
+
+RECORDING = textwrap.dedent("""
+    import torch
+    from torch.testing._internal.common_device_type import instantiate_device_type_tests
+    from torch.testing._internal.common_utils import TestCase
+
+    class TestRecording(TestCase):
+        def test_native(self, device):
+            self.assertEqual(torch.ones(3, device=device).sum().item(), 3.0)
+
+        def test_uses_the_fallback(self, device):
+            a = torch.eye(3, device=device) * 2
+            self.assertEqual(torch.linalg.cholesky(a).cpu(), torch.eye(3) * 2 ** 0.5)
+
+        def test_known_to_fail(self, device):
+            self.fail("listed in the disabled file")
+
+        def test_fourth(self, device):
+            pass
+
+    instantiate_device_type_tests(TestRecording, globals())
+""")
+
+
+def test_summary_counts_disabled_tests_and_fallback_users(run_python, tmp_path):
+    import json
+    path = tmp_path / "test_recording.py"
+    path.write_text(RECORDING)
+    listing = tmp_path / "disabled.yaml"
+    listing.write_text('test_recording.py:\n  "test_known_to_fail (TestRecording)": a reason\n')
+    results = tmp_path / "results"
+    proc = run_python(None, args=["-m", "torch_ocl.testing.run_upstream", str(path), "--results-dir", str(results)],
+                      env={"TORCH_OCL_UPSTREAM_DISABLED": str(listing)}, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    summary = json.loads((results / "test_recording.py.summary.json").read_text())
+    assert summary["counts"] == {"passed": 3, "failed": 0, "skipped": 1, "error": 0}, summary
+    assert [t.split("::")[-1] for t in summary["disabled"]] == ["test_known_to_fail_ocl"], summary
+    # the fallback counters are per process: the plugin records each test's own calls
+    assert [t.split("::")[-1] for t in summary["passed_with_fallback"]] == ["test_uses_the_fallback_ocl"], summary
+    report = run_python(None, args=["-m", "torch_ocl.testing.upstream_report", str(results)], timeout=120)
+    assert "| test_recording.py | ? | 4 | 3 | 0 | 100.0% | 0 | 1 | 1 (33.3%) |" in report.stdout, report.stdout
+
+
+def test_shards_add_up_to_the_whole_file(run_python, tmp_path):
+    import json
+    path = tmp_path / "test_recording.py"
+    path.write_text(RECORDING)
+    results = tmp_path / "results"
+    ids = []
+    for shard in ("0/2", "1/2"):
+        run_python(None, args=["-m", "torch_ocl.testing.run_upstream", str(path), "--results-dir", str(results),
+                               "--shard", shard], timeout=600)
+        summary = json.loads((results / f"test_recording.py.shard{shard.replace('/', 'of')}.summary.json").read_text())
+        ids.append(sum(summary["counts"].values()))
+    assert ids == [2, 2]
+    report = run_python(None, args=["-m", "torch_ocl.testing.upstream_report", str(results)], timeout=120)
+    assert "| test_recording.py | ? | 4 | 3 | 1 | 75.0% |" in report.stdout, report.stdout

@@ -5,16 +5,31 @@ device when it is first imported (run_upstream uses it).
 With ``TORCH_OCL_RESULTS_JSONL=PATH`` it also appends one JSON line per test
 phase to PATH as the test runs: ``{"event": "start", "id": ...}`` when a test
 begins, ``{"event": "report", "id", "when", "outcome", "message"}`` after
-each of its setup / call / teardown phases. run_upstream reads that file, so
-a run killed by its timeout (or by a crash) still reports every test that
-finished and names the one that was running."""
+each of its setup / call / teardown phases, with ``"fallbacks"``: the CPU
+fallback calls the test made (torch_ocl's counters are per process, so the
+plugin takes the difference around each test). run_upstream reads that file,
+so a run killed by its timeout (or by a crash) still reports every test that
+finished and names the one that was running.
+
+With ``TORCH_OCL_SHARD=i/n`` only the collected tests whose position in the
+sorted list of test ids is i modulo n run (the others are deselected), so a
+file too long for one run is split into n runs that add up to the whole."""
 
 import json
 import os
 
+import torch
 import torch_ocl  # noqa: F401
 
 _results = None
+_fallbacks_at_start = 0
+
+
+def _fallback_calls() -> int:
+    try:
+        return sum(torch.ocl.fallback_stats().values())
+    except Exception:  # no device: nothing can fall back
+        return 0
 
 
 def _write(record: dict) -> None:
@@ -40,6 +55,8 @@ def _message(report) -> str:
 
 
 def pytest_runtest_logstart(nodeid, location):
+    global _fallbacks_at_start
+    _fallbacks_at_start = _fallback_calls()
     _write({"event": "start", "id": nodeid})
 
 
@@ -48,7 +65,23 @@ def pytest_runtest_logreport(report):
     if hasattr(report, "wasxfail"):  # expected failure: skipped; unexpected pass: passed
         outcome = "skipped" if outcome == "skipped" else "passed"
     _write({"event": "report", "id": report.nodeid, "when": report.when, "outcome": outcome,
-            "message": _message(report) if outcome != "passed" else ""})
+            "message": _message(report) if outcome != "passed" else "",
+            "fallbacks": _fallback_calls() - _fallbacks_at_start})
+
+
+def pytest_collection_modifyitems(session, config, items):
+    shard = os.environ.get("TORCH_OCL_SHARD")
+    if not shard:
+        return
+    index, count = (int(v) for v in shard.split("/"))
+    if not 0 <= index < count:
+        raise ValueError(f"TORCH_OCL_SHARD={shard}: want i/n with 0 <= i < n")
+    order = {nodeid: i for i, nodeid in enumerate(sorted(item.nodeid for item in items))}
+    keep = [item for item in items if order[item.nodeid] % count == index]
+    dropped = [item for item in items if order[item.nodeid] % count != index]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+    items[:] = keep
 
 
 def pytest_collectreport(report):

@@ -22,7 +22,17 @@ Outcomes are recorded as each test finishes (the plugin appends JSON lines
 to ``TORCH_OCL_RESULTS_JSONL``), so a file cut off by ``--timeout`` (or by a
 crash) still reports the tests it ran, says that it timed out and names the
 test that was running. ``--failures`` lists each failed test with the first
-line of its error; ``--results-dir DIR`` keeps the per-test JSON lines.
+line of its error; ``--results-dir DIR`` keeps the per-test JSON lines and a
+summary per file (``<file>.summary.json``: counts, disabled tests, passing
+tests that used the CPU fallback, wall time, torch version), which
+``python -m torch_ocl.testing.upstream_report`` turns into the README table.
+
+Known failures are disabled the way PyTorch's CI disables tests: the entries
+of ``upstream_disabled.yaml`` (next to this file; each names a test and why)
+for the file being run go to PyTorch's ``DISABLED_TESTS_FILE``, so those
+tests report as skipped with that reason and are counted as disabled.
+``--shard i/n`` runs every n-th test (``TORCH_OCL_SHARD``, pytest_plugin);
+the shards' summaries add up in the report.
 """
 
 from __future__ import annotations
@@ -33,11 +43,42 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
+
+import yaml
 
 # Instantiated classes end with the device type in capitals: "OCL", or
 # "PRIVATEUSE1" where the class was made before the rename took effect.
 OCL_CLASS_SUFFIXES = ("OCL", "PRIVATEUSE1")
 OUTCOMES = ("passed", "failed", "skipped", "error")
+DISABLED_LIST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "upstream_disabled.yaml")
+# The skip message of a test named in DISABLED_TESTS_FILE (common_utils.check_if_enable).
+DISABLED_MESSAGE = "Test is disabled because an issue exists disabling it"
+
+
+def disabled_tests(path: str, listing: str | None = None) -> dict:
+    """PyTorch's DISABLED_TESTS_FILE entries ({"test (__main__.Class)": [reason, []]})
+    for the test file at `path`, from the committed list: a mapping of file
+    name (as test_torch.py, nn/test_pooling.py) to {"test_name (ClassName)": reason}.
+    A class name matches its instantiations (TestFoo matches TestFooOCL); a
+    test name without device / dtype suffix matches every dtype.
+    TORCH_OCL_UPSTREAM_DISABLED names another list (tests of the runner)."""
+    listing = listing or os.environ.get("TORCH_OCL_UPSTREAM_DISABLED", DISABLED_LIST)
+    if not os.path.exists(listing):
+        return {}
+    with open(listing, encoding="utf-8") as f:
+        table = yaml.safe_load(f) or {}
+    norm = path.replace(os.sep, "/")
+    entries = {}
+    for name, tests in table.items():
+        if norm == name or norm.endswith("/" + name):
+            for test, reason in (tests or {}).items():
+                method, cls = test.split()
+                # PyTorch strips a device suffix only together with a dtype
+                # suffix: a test without dtypes is matched by its _ocl name.
+                for name in (method, method + "_ocl"):
+                    entries[f"{name} (__main__.{cls.strip('()')})"] = [f"torch_ocl: {reason}", []]
+    return entries
 
 
 def _is_ocl_test(nodeid: str) -> bool:
@@ -48,7 +89,7 @@ def _is_ocl_test(nodeid: str) -> bool:
 
 def read_results(jsonl: str) -> tuple:
     """(outcomes, running) from the plugin's JSON lines: outcomes maps each
-    test id to (outcome, message) with outcome one of OUTCOMES; running is the
+    test id to (outcome, message, fallback calls) with outcome one of OUTCOMES; running is the
     id of a test that started and never reported its call (the one a timeout
     or crash interrupted), or None."""
     outcomes, running = {}, None
@@ -65,13 +106,14 @@ def read_results(jsonl: str) -> tuple:
                 running = test
                 continue
             when, outcome, message = rec["when"], rec["outcome"], rec["message"]
+            fallbacks = rec.get("fallbacks", 0)
             if when == "call" or when == "collect":
-                outcomes[test] = ("error" if when == "collect" else outcome, message)
+                outcomes[test] = ("error" if when == "collect" else outcome, message, fallbacks)
             elif when == "setup" and outcome != "passed":
-                outcomes[test] = ("error" if outcome == "failed" else outcome, message)
+                outcomes[test] = ("error" if outcome == "failed" else outcome, message, fallbacks)
             elif when == "teardown":
                 if outcome == "failed" and outcomes.get(test, ("passed",))[0] == "passed":
-                    outcomes[test] = ("error", message)
+                    outcomes[test] = ("error", message, fallbacks)
                 if running == test:
                     running = None
     return outcomes, running
@@ -80,12 +122,43 @@ def read_results(jsonl: str) -> tuple:
 def count(outcomes: dict) -> dict:
     """{'ocl': {passed, failed, skipped, error}, 'other': {...}}."""
     counts = {k: dict.fromkeys(OUTCOMES, 0) for k in ("ocl", "other")}
-    for test, (outcome, _) in outcomes.items():
+    for test, (outcome, *_) in outcomes.items():
         counts["ocl" if _is_ocl_test(test) else "other"][outcome] += 1
     return counts
 
 
-def run_file(path: str, pytest_args: list, timeout: int | None, results: str | None = None) -> tuple:
+def summarize(path: str, outcomes: dict, running, code: int, wall: float, shard) -> dict:
+    """What the report needs of one run of one file."""
+    ocl = {t: o for t, o in outcomes.items() if _is_ocl_test(t)}
+    disabled = sorted(t for t, (o, m, _) in ocl.items() if o == "skipped" and DISABLED_MESSAGE in m)
+    skip_reasons = {}
+    for t, (o, m, _) in ocl.items():
+        if o == "skipped" and t not in disabled:
+            reason = (m.split(" | ")[0] or "no reason given")[:120]
+            skip_reasons[reason] = skip_reasons.get(reason, 0) + 1
+    return dict(
+        file=_file_name(path), shard=shard, wall_s=round(wall, 1),
+        exit_code=code, running_at_end=running, torch=_torch_version(),
+        counts=count(outcomes)["ocl"], other_tests=sum(count(outcomes)["other"].values()),
+        disabled=disabled, skip_reasons=skip_reasons,
+        passed_with_fallback=sorted(t for t, (o, _, f) in ocl.items() if o == "passed" and f),
+        failures={t: m for t, (o, m, _) in ocl.items() if o in ("failed", "error")})
+
+
+def _file_name(path: str) -> str:
+    """A test file's name as under pytorch/test (nn/test_pooling.py), else its base name."""
+    norm = path.replace(os.sep, "/")
+    return norm.split("/test/", 1)[1] if "/test/" in norm else os.path.basename(norm)
+
+
+def _torch_version() -> str:
+    out = subprocess.run([sys.executable, "-c", "import torch; print(torch.__version__, torch.version.git_version)"],
+                         capture_output=True, text=True, env=dict(os.environ, TORCH_DEVICE_BACKEND_AUTOLOAD="0"))
+    return out.stdout.strip()
+
+
+def run_file(path: str, pytest_args: list, timeout: int | None, results: str | None = None,
+             shard: str | None = None) -> tuple:
     """Runs one file; returns (outcomes, running test or None, pytest exit code
     or 124 on timeout, output tail). Results are recorded as each test
     finishes (pytest_plugin's JSON lines), so a run cut off by the timeout
@@ -99,6 +172,13 @@ def run_file(path: str, pytest_args: list, timeout: int | None, results: str | N
         env["TORCH_OCL_RESULTS_JSONL"] = os.path.abspath(jsonl)
         env.setdefault("TORCH_OCL_FALLBACK", "silent")
         env.pop("PYTORCH_TESTING_DEVICE_EXCEPT_FOR", None)
+        disabled = disabled_tests(path)
+        if disabled:
+            env["DISABLED_TESTS_FILE"] = os.path.join(tmp, "disabled.json")
+            with open(env["DISABLED_TESTS_FILE"], "w", encoding="utf-8") as f:
+                json.dump(disabled, f)
+        if shard:
+            env["TORCH_OCL_SHARD"] = shard
         cmd = [sys.executable, "-m", "pytest", os.path.abspath(path), "-p", "torch_ocl.testing.pytest_plugin",
                "-p", "no:cacheprovider", "-q",
                "--rootdir", os.path.dirname(os.path.abspath(path))] + pytest_args
@@ -127,7 +207,9 @@ def main(argv=None) -> int:
     parser.add_argument("--failures", action="store_true",
                         help="list each failed / errored ocl test with the first line of its error")
     parser.add_argument("--results-dir", default=None,
-                        help="keep each file's per-test JSON lines as DIR/<file>.jsonl")
+                        help="keep each file's per-test JSON lines as DIR/<file>.jsonl and its summary as "
+                             "DIR/<file>.summary.json")
+    parser.add_argument("--shard", default=None, help="i/n: run every n-th test of each file, starting at i")
     args = parser.parse_args(argv)
 
     status = 0
@@ -137,10 +219,16 @@ def main(argv=None) -> int:
             status = max(status, 1)
             continue
         results = None
+        stem = os.path.basename(path) + (f".shard{args.shard.replace('/', 'of')}" if args.shard else "")
         if args.results_dir:
             os.makedirs(args.results_dir, exist_ok=True)
-            results = os.path.join(args.results_dir, os.path.basename(path) + ".jsonl")
-        outcomes, running, code, tail = run_file(path, pytest_args, args.timeout, results)
+            results = os.path.join(args.results_dir, stem + ".jsonl")
+        t0 = time.perf_counter()
+        outcomes, running, code, tail = run_file(path, pytest_args, args.timeout, results, args.shard)
+        wall = time.perf_counter() - t0
+        if args.results_dir:
+            with open(os.path.join(args.results_dir, stem + ".summary.json"), "w", encoding="utf-8") as f:
+                json.dump(summarize(os.path.abspath(path), outcomes, running, code, wall, args.shard), f, indent=1)
         counts = count(outcomes)
         ocl, other = counts["ocl"], counts["other"]
         collected = sum(ocl.values())
@@ -155,7 +243,7 @@ def main(argv=None) -> int:
         elif running:
             print(f"{path}: the run ended (exit code {code}) while running {running}")
         if args.failures:
-            for test, (outcome, message) in outcomes.items():
+            for test, (outcome, message, _) in outcomes.items():
                 if outcome in ("failed", "error") and _is_ocl_test(test):
                     print(f"    {outcome.upper()} {test}: {message}")
         if args.verbose or collected == 0 or code not in (0, 1, 5):
