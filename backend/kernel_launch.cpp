@@ -318,6 +318,7 @@ Launch& Launch::tensor(const at::TensorBase& t) {
   TORCH_CHECK(t.device().type() == c10::DeviceType::PrivateUse1 && t.device().index() == device_,
               "Expected all tensors to be on the same device, but found at least two devices, ocl:",
               static_cast<int>(device_), " and ", t.device(), "! (kernel ", name_, ")");
+  if (t.has_storage()) held_.push_back(t.storage());
   return device_pointer(t.data_ptr());
 }
 

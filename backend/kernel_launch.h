@@ -6,7 +6,9 @@
 #include <ATen/core/TensorBase.h>
 #include <c10/core/Scalar.h>
 
+#include <c10/core/Storage.h>
 #include <c10/util/FunctionRef.h>
+#include <c10/util/SmallVector.h>
 
 #include <array>
 #include <mutex>
@@ -152,7 +154,11 @@ class Launch {
   // from dtype/option `preamble` + common.cl + source, once per device.
   Launch(c10::DeviceIndex device, const std::string& source,
          const std::string& preamble, const char* kernel);
-  // A tensor argument: two kernel parameters (__global char* base, ulong byte offset).
+  // A tensor argument: two kernel parameters (__global char* base, ulong byte
+  // offset). The Launch holds the tensor's storage until it is destroyed, so
+  // a temporary (`l.tensor(x.contiguous())`) cannot go back to the allocator
+  // and be handed to the next argument before the kernel is enqueued (after
+  // the enqueue, stream order makes reuse safe, as on CUDA).
   Launch& tensor(const at::TensorBase& t);
   // A device pointer (as TensorIterator's data_ptr(k)): the same two parameters.
   Launch& device_pointer(const void* data);
@@ -189,6 +195,7 @@ class Launch {
   void enqueue(size_t total, size_t local, const size_t* offsets = nullptr);
   cl_uint next_ = 0;
   const char* name_;
+  c10::SmallVector<c10::Storage, 6> held_;  // see tensor()
 };
 
 }  // namespace torch_ocl

@@ -263,3 +263,49 @@ def test_lstm_grad_of_grad_uses_differentiable_backward():
         (gg,) = torch.autograd.grad(g.sum(), xx)
         res.append((g.detach().cpu(), gg.cpu()))
     assert_close(res[1], res[0])
+
+
+def every_other(t):
+    """A view of t's values with stride 2 in its last dim (as test_modules' non-contiguous inputs)."""
+    return torch.repeat_interleave(t, 2, dim=-1)[..., ::2]
+
+
+def test_fused_cells_with_every_argument_non_contiguous():
+    # Each non-contiguous argument becomes a temporary contiguous copy: they
+    # must all stay alive until the kernel is enqueued (two were given the
+    # same memory, and the LSTM read its hidden gates as its input gates).
+    B, H = 3, 5
+    ig, hg, cx = torch.randn(B, 4 * H), torch.randn(B, 4 * H), torch.randn(B, H)
+    on = lambda t: every_other(t.to("ocl"))  # noqa: E731
+    hy, cy, ws = torch.ops.aten._thnn_fused_lstm_cell(on(ig), on(hg), on(cx))
+    r_hy, r_cy, r_ws = lstm_reference(ig, hg, cx, None, None)
+    for got, exp in zip((hy, cy, ws), (r_hy, r_cy, r_ws)):
+        assert_close(got.cpu(), exp)
+    ghy, gcy = torch.randn(B, H), torch.randn(B, H)
+    gg, gcx, _ = torch.ops.aten._thnn_fused_lstm_cell_backward_impl(on(ghy), on(gcy), on(cx), every_other(cy),
+                                                                    every_other(ws), False)
+    x = [ig.clone().requires_grad_(), cx.clone().requires_grad_()]
+    torch.autograd.backward(lstm_reference(x[0], hg, x[1], None, None)[:2], [ghy, gcy])
+    assert_close(gg.cpu(), x[0].grad)
+    assert_close(gcx.cpu(), x[1].grad)
+    hx = torch.randn(B, H)
+    ig3, hg3 = torch.randn(B, 3 * H), torch.randn(B, 3 * H)
+    hy, ws = torch.ops.aten._thnn_fused_gru_cell(on(ig3), on(hg3), on(hx))
+    assert_close(hy.cpu(), gru_reference(ig3, hg3, hx, None, None)[0])
+
+
+def test_lstm_cell_module_with_non_contiguous_inputs_and_grads():
+    # upstream test_modules.py test_non_contiguous_tensors (nn.LSTMCell), as a training step
+    torch.manual_seed(0)
+    cpu = nn.LSTMCell(5, 10)
+    dev = copy.deepcopy(cpu).to("ocl")
+    x, h, c = torch.randn(5), torch.randn(10), torch.randn(10)
+    gh, gc = torch.randn(10), torch.randn(10)
+    grads = []
+    for m, d in ((cpu, "cpu"), (dev, "ocl")):
+        args = [every_other(t.to(d)).requires_grad_() for t in (x, h, c)]
+        hy, cy = m(args[0], (args[1], args[2]))
+        torch.autograd.backward([hy, cy], [every_other(gh.to(d)), every_other(gc.to(d))])
+        grads.append([a.grad.cpu() for a in args] + [p.grad.cpu() for p in m.parameters()])
+    for got, exp in zip(grads[1], grads[0]):
+        assert_close(got, exp)

@@ -193,6 +193,32 @@ def run_file(path: str, pytest_args: list, timeout: int | None, results: str | N
         return outcomes, running, code, "\n".join(output.strip().splitlines()[-15:])
 
 
+def cpu_twin(test: str) -> str:
+    """The CPU instantiation's id of an ocl test id."""
+    parts = test.split("::")
+    for suffix in OCL_CLASS_SUFFIXES:
+        if parts[-2].endswith(suffix):
+            parts[-2] = parts[-2][: -len(suffix)] + "CPU"
+    parts[-1] = parts[-1].replace("_ocl", "_cpu", 1)
+    return "::".join(parts)
+
+
+def failed_on_cpu_too(path: str, failed: list) -> list:
+    """The ocl tests of `failed` whose CPU twins fail too (run in one pytest process)."""
+    if not failed:
+        return []
+    twins = {cpu_twin(t): t for t in failed}
+    with tempfile.TemporaryDirectory() as tmp:
+        jsonl = os.path.join(tmp, "cpu.jsonl")
+        env = dict(os.environ, PYTORCH_TESTING_DEVICE_ONLY_FOR="cpu", TORCH_OCL_RESULTS_JSONL=jsonl)
+        directory = os.path.dirname(os.path.abspath(path))
+        ids = [os.path.join(directory, t) for t in twins]
+        subprocess.run([sys.executable, "-m", "pytest", "-p", "torch_ocl.testing.pytest_plugin", "-p", "no:cacheprovider",
+                        "-q", "--rootdir", directory] + ids, env=env, capture_output=True, text=True, cwd=directory)
+        outcomes, _ = read_results(jsonl)
+    return sorted(twins[t] for t, (o, *_) in outcomes.items() if t in twins and o in ("failed", "error"))
+
+
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     pytest_args = []
@@ -209,6 +235,9 @@ def main(argv=None) -> int:
     parser.add_argument("--results-dir", default=None,
                         help="keep each file's per-test JSON lines as DIR/<file>.jsonl and its summary as "
                              "DIR/<file>.summary.json")
+    parser.add_argument("--cpu-check", action="store_true",
+                        help="rerun each failed ocl test's CPU twin and say which fail on the CPU too "
+                             "(a test file of another PyTorch version than the installed one)")
     parser.add_argument("--shard", default=None, help="i/n: run every n-th test of each file, starting at i")
     args = parser.parse_args(argv)
 
@@ -246,6 +275,10 @@ def main(argv=None) -> int:
             for test, (outcome, message, _) in outcomes.items():
                 if outcome in ("failed", "error") and _is_ocl_test(test):
                     print(f"    {outcome.upper()} {test}: {message}")
+        if args.cpu_check:
+            failed = [t for t, (o, *_) in outcomes.items() if o in ("failed", "error") and _is_ocl_test(t)]
+            for test in failed_on_cpu_too(path, failed):
+                print(f"    FAILS ON CPU TOO: {test}")
         if args.verbose or collected == 0 or code not in (0, 1, 5):
             print("    " + tail.replace("\n", "\n    "))
         if collected == 0:
