@@ -256,8 +256,18 @@ void check_output_padding(IntArrayRef output_padding, IntArrayRef stride, IntArr
   TORCH_CHECK(false, msg.str());
 }
 
-// The layout of outputs and input gradients: the input's (channels-last or contiguous).
+// The layout the kernels write outputs and input gradients in: the input's
+// (channels-last or contiguous).
 at::MemoryFormat layout_of(const Tensor& t) { return t.suggest_memory_format(); }
+// The layout results are returned in: channels-last when the input or the
+// weight is (as CUDA's cudnn_conv_suggest_memory_format and the CPU's choice).
+at::MemoryFormat result_layout(const Tensor& input, const Tensor& weight) {
+  for (const Tensor* t : {&input, &weight}) {
+    const auto f = t->suggest_memory_format();
+    if (f == at::MemoryFormat::ChannelsLast || f == at::MemoryFormat::ChannelsLast3d) return f;
+  }
+  return at::MemoryFormat::Contiguous;
+}
 
 Tensor convolution_overrideable(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias_opt,
                                 IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed,
@@ -285,7 +295,7 @@ Tensor convolution_overrideable(const Tensor& input, const Tensor& weight, const
     if (!transposed) conv_forward(make_conv(x, out, w, s, p, d, groups), x, w, b, out);
     else conv_adjoint(make_conv(out, x, w, s, p, d, groups), x, w, b, out);
   }
-  return out.to(dtype);
+  return out.to(dtype).contiguous(result_layout(input, weight));
 }
 
 std::tuple<Tensor, Tensor, Tensor> convolution_backward_overrideable(
@@ -310,12 +320,12 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_overrideable(
       if (!transposed) conv_adjoint(c, gy, w, Tensor(), grad_input);
       else conv_forward(c, gy, w, Tensor(), grad_input);
     }
-    grad_input = grad_input.to(dtype);
+    grad_input = grad_input.to(dtype).contiguous(result_layout(input, weight));
   }
   if (output_mask[1]) {
     grad_weight = at::empty(w.sizes(), w.options());
     if (grad_weight.numel() != 0) conv_weight_grad(c, result, image, grad_weight);
-    grad_weight = grad_weight.to(dtype);
+    grad_weight = grad_weight.to(dtype).contiguous(result_layout(input, weight));
   }
   if (output_mask[2]) {
     std::vector<int64_t> dims{0};

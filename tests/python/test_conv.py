@@ -152,6 +152,30 @@ def test_channels_last_3d():
         assert_close(d.cpu(), c, **TOL[torch.float32])
 
 
+@pytest.mark.parametrize("module", [torch.nn.Conv2d, torch.nn.ConvTranspose2d, torch.nn.Conv3d])
+@pytest.mark.parametrize("cl_input,cl_weight", [(False, False), (True, False), (False, True), (True, True)])
+def test_result_layouts_follow_input_or_weight(module, cl_input, cl_weight):
+    # As CUDA and the CPU: output, input gradient and weight gradient are
+    # channels-last when the input or the weight is (test_modules.py test_memory_format).
+    fmt = torch.channels_last_3d if module is torch.nn.Conv3d else torch.channels_last
+    shape = (2, 4, 5, 6, 5) if module is torch.nn.Conv3d else (2, 4, 5, 6)
+    results = []
+    for device in ("cpu", "ocl"):
+        torch.manual_seed(0)
+        m = module(4, 6, 3).to(device)
+        if cl_weight:
+            m = m.to(memory_format=fmt)
+        x = make(shape, seed=1).to(device)
+        x = (x.contiguous(memory_format=fmt) if cl_input else x).requires_grad_()
+        y = m(x)
+        gx, gw = torch.autograd.grad(y, (x, m.weight), make(y.shape, seed=2).to(device))
+        results.append((y, gx, gw))
+    for c, d in zip(*results):
+        expect_cl = cl_input or cl_weight
+        assert d.is_contiguous(memory_format=fmt) == expect_cl and c.is_contiguous(memory_format=fmt) == expect_cl
+        assert_close(d.cpu(), c, **TOL[torch.float32])
+
+
 @pytest.mark.parametrize("fn", [F.conv2d, F.conv_transpose2d])
 def test_non_contiguous_operands(fn):
     x = make((2, 4, 14, 16), seed=1)
