@@ -9,7 +9,9 @@ matching the installed torch) runs under pytest in its own process with:
   renamed to ``ocl`` and ``torch.ocl`` exists before the file imports
   ``torch.testing._internal``;
 - ``PYTORCH_TESTING_DEVICE_ONLY_FOR=privateuse1``: device-generic tests are
-  instantiated for ocl only (classes ``...OCL``, tests ``..._ocl...``);
+  instantiated for ocl only (classes ``...OCL``, tests ``..._ocl...``), and
+  ``PYTORCH_TESTING_DEVICE_FOR_CUSTOM=privateuse1`` for files that name their
+  devices (``only_for=("cpu", "cuda")``);
 - ``TORCH_OCL_FALLBACK=silent`` (counted fallbacks, no warnings).
 
 It prints the pass / fail / skip / error counts of the ocl tests of each
@@ -169,6 +171,8 @@ def run_file(path: str, pytest_args: list, timeout: int | None, results: str | N
             os.remove(jsonl)
         env = dict(os.environ)
         env["PYTORCH_TESTING_DEVICE_ONLY_FOR"] = "privateuse1"
+        # files that list their devices (only_for=("cpu", "cuda")) get ocl too
+        env["PYTORCH_TESTING_DEVICE_FOR_CUSTOM"] = "privateuse1"
         env["TORCH_OCL_RESULTS_JSONL"] = os.path.abspath(jsonl)
         env.setdefault("TORCH_OCL_FALLBACK", "silent")
         env.pop("PYTORCH_TESTING_DEVICE_EXCEPT_FOR", None)
