@@ -10,6 +10,7 @@
 //   range is reported by the device-side flag.
 // - _embedding_bag_backward: ATen's generic impl; its dense backward and the
 //   per_sample_weights backward are compositions of native ops here.
+#include <ATen/OpMathType.h>
 #include <ATen/TensorOperators.h>
 #include <ATen/TensorUtils.h>
 #include <ATen/native/EmbeddingBag.h>
@@ -64,7 +65,7 @@ Tensor& embedding_renorm_(Tensor& self, const Tensor& indices, double max_norm, 
   at::checkDim("embedding_renorm_", self_arg, 2);
   at::checkScalarTypes("embedding_renorm_", indices_arg, {at::kLong, at::kInt});
   if (indices.numel() == 0) return self;
-  const Tensor idx = indices.reshape({-1});
+  const Tensor idx = indices.reshape({-1}).to(at::kLong);  // index_copy_ takes int64 only
   const Tensor rows = self.index_select(0, idx);
   const Tensor norms = rows.norm(norm_type, 1, /*keepdim=*/true);
   const Tensor scale = at::where(norms > max_norm, max_norm / (norms + 1e-7), at::scalar_tensor(1.0, norms.options()));
@@ -186,7 +187,11 @@ Tensor embedding_bag_per_sample_weights_backward(const Tensor& grad, const Tenso
               "embedding_bag_backward: per_sample_weights only supported for mode='sum'");
   auto [indices, offsets] = promote_indices_offsets(indices_, offsets_);
   if (indices.numel() == 0) return at::zeros({0}, grad.options());
-  const Tensor dots = (grad.index_select(0, offset2bag) * weight.index_select(0, indices)).sum(1);
+  // Products summed in float for half / bfloat16 (as the CPU): rounding each
+  // product to the dtype first lost up to a unit in the last place per row.
+  const auto acc = at::toOpMathType(grad.scalar_type());
+  const Tensor dots =
+      (grad.index_select(0, offset2bag).to(acc) * weight.index_select(0, indices).to(acc)).sum(1).to(grad.scalar_type());
   return at::where(indices != padding_idx, dots, at::scalar_tensor(0, dots.options()));
 }
 

@@ -268,13 +268,27 @@ Pool3dArgs max_pool3d_args(const Tensor& input, IntArrayRef kernel_size, IntArra
   return a;
 }
 
+// The layout of a 4-d (unbatched C, D, H, W) input seen with a batch dim of
+// one in front (its stride past every element, which unsqueeze does not give).
+at::MemoryFormat unbatched_format(const Tensor& self) {
+  const auto st = self.strides();
+  return self.as_strided({1, self.size(0), self.size(1), self.size(2), self.size(3)},
+                         {std::max<int64_t>(self.numel(), 1), st[0], st[1], st[2], st[3]})
+      .suggest_memory_format();
+}
+
 std::tuple<Tensor&, Tensor&> max_pool3d_out(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
                                             IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, Tensor& out,
                                             Tensor& indices) {
   const Pool3dArgs a = max_pool3d_args(self, kernel_size, stride, padding, dilation, ceil_mode, false);
   if (self.dim() == 4) {
-    out.resize_({a.nslices, a.out[0], a.out[1], a.out[2]});
-    indices.resize_({a.nslices, a.out[0], a.out[1], a.out[2]});
+    // Unbatched: laid out as the input seen with a batch of one (a
+    // channels_last_3d input gives channels_last_3d results, as the CPU and CUDA).
+    const auto format = unbatched_format(self);
+    for (Tensor* t : {&out, &indices}) {
+      t->resize_({1, a.nslices, a.out[0], a.out[1], a.out[2]}, format);
+      t->squeeze_(0);
+    }
   } else {
     out.resize_({self.size(0), a.nslices, a.out[0], a.out[1], a.out[2]}, a.format);
     indices.resize_({self.size(0), a.nslices, a.out[0], a.out[1], a.out[2]}, a.format);
@@ -297,7 +311,12 @@ Tensor& max_pool3d_backward_out(const Tensor& grad_output, const Tensor& self, I
   const Pool3dArgs a = max_pool3d_args(self, kernel_size, stride, padding, dilation, ceil_mode, true);
   TORCH_CHECK(self.dtype() == grad_output.dtype(), "expected dtype ", self.dtype(),
               " for `gradOutput` but got dtype ", grad_output.dtype());
-  grad_input.resize_(self.sizes(), a.format);
+  if (self.dim() == 4) {
+    grad_input.resize_({1, self.size(0), self.size(1), self.size(2), self.size(3)}, unbatched_format(self));
+    grad_input.squeeze_(0);
+  } else {
+    grad_input.resize_(self.sizes(), a.format);
+  }
   int k[3], s[3], p[3], d[3];
   for (int i = 0; i < 3; ++i) {
     k[i] = static_cast<int>(a.w.kernel[i]);

@@ -31,9 +31,17 @@ namespace {
 
 using at::Tensor;
 
+// The input to read: a copy when the values output shares memory with it
+// (torch.sort(x, out=(x, i)) sorts in place); write_sorted gathers values
+// from the input by the sorted indices, which must not see its own writes.
+Tensor unaliased_input(const Tensor& self, const Tensor& values) {
+  return at::get_overlap_status(self, values) == at::MemOverlapStatus::No ? self : self.clone();
+}
+
 void sort_kernel(const at::TensorBase& self_, const at::TensorBase& values_, const at::TensorBase& indices_,
                  int64_t dim, bool descending, bool /*stable: always stable*/) {
-  const Tensor self(self_), values(values_), indices(indices_);
+  const Tensor values(values_), indices(indices_);
+  const Tensor self = unaliased_input(Tensor(self_), values);
   if (self.numel() == 0) return;
   SortScratch s = sort_slices(values, indices, self, dim, descending, self.size(dim));
   write_sorted(values, indices, self, dim, s, self.size(dim));
@@ -44,8 +52,9 @@ void sort_impl(at::native::structured_sort_stable_out& op, const Tensor& values,
   op.impl(self, stable, dim, descending, values, indices);
 }
 
-void topk_impl(at::impl::MetaBase&, const Tensor& values, const Tensor& indices, const Tensor& self, int64_t k,
+void topk_impl(at::impl::MetaBase&, const Tensor& values, const Tensor& indices, const Tensor& self_, int64_t k,
                int64_t dim_, bool largest, bool /*sorted: always sorted*/) {
+  const Tensor self = unaliased_input(self_, values);
   TORCH_CHECK(self.scalar_type() != at::kBool, "topk does not support bool dtypes on CPU");
   AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, self.scalar_type(), "topk_cpu", [] {});
   const int64_t dim = at::maybe_wrap_dim(dim_, self.dim(), /*wrap_scalar=*/true);

@@ -321,3 +321,40 @@ def test_opinfo_samples(name, dtype):
                         assert_close(a.cpu(), e, **tol)
             n += 1
     assert n > 0
+
+
+def test_embedding_bag_max_norm_with_int32_indices():
+    # F.embedding_bag(max_norm=...) renormalises through embedding_renorm_,
+    # whose index_copy_ takes int64 only (upstream test_embedding.py test_embedding_bag_device)
+    w = torch.randn(10, 3) * 3
+    idx = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9], dtype=torch.int32)
+    off = torch.tensor([0, 4], dtype=torch.int32)
+    w_dev = w.to("ocl")
+    out = F.embedding_bag(idx.to("ocl"), w_dev, off.to("ocl"), max_norm=1.0)
+    w_ref = w.clone()
+    expected = F.embedding_bag(idx, w_ref, off, max_norm=1.0)
+    assert_close(out.cpu(), expected)
+    assert_close(w_dev.cpu(), w_ref)
+
+
+def test_embedding_bag_per_sample_weights_grad_half_accuracy():
+    # The gradient of the per-sample weights sums its products in float (as the
+    # CPU); rounding each product to bfloat16 first was up to 0.1 off float64.
+    torch.manual_seed(0)
+    worst = {"cpu": 0.0, "ocl": 0.0}
+    for _ in range(50):
+        psw = torch.randn(6).to(torch.bfloat16)
+        grad = torch.randn(4, 2).to(torch.bfloat16)
+        weight = torch.arange(1, 11).view(5, 2).to(torch.bfloat16)
+        inp, off = torch.tensor([3, 1, 1, 1, 4, 0]), torch.tensor([0, 0, 3, 3])
+        results = {}
+        for device, dtype in (("cpu", torch.bfloat16), ("ocl", torch.bfloat16), ("cpu", torch.float64)):
+            p = psw.detach().to(dtype).to(device).requires_grad_()
+            out = F.embedding_bag(inp.to(device), weight.to(dtype).to(device), off.to(device), mode="sum",
+                                  per_sample_weights=p)
+            out.backward(grad.to(dtype).to(device))
+            results[(device, dtype)] = p.grad.cpu().double()
+        exact = results[("cpu", torch.float64)]
+        for device in ("cpu", "ocl"):
+            worst[device] = max(worst[device], (results[(device, torch.bfloat16)] - exact).abs().max().item())
+    assert worst["ocl"] <= worst["cpu"], worst

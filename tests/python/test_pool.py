@@ -481,3 +481,19 @@ def test_opinfo_samples(name):
                             assert_close(a.cpu(), b)
                 n += 1
     assert n > 0
+
+
+def test_max_pool3d_unbatched_channels_last_3d_layout():
+    # A 4-d (C, D, H, W) input laid out as channels_last_3d without its batch
+    # dim: output, indices and input gradient keep that layout (as the CPU and
+    # CUDA; upstream test_pooling.py test_max_pool3d_ndhwc)
+    x = torch.randn(1, 6, 12, 13, 14).contiguous(memory_format=torch.channels_last_3d).squeeze(0)
+    results = []
+    for device in ("cpu", "ocl"):
+        xd = torch.empty_strided(x.shape, x.stride(), device=device).copy_(x).requires_grad_()
+        out, ind = torch.nn.MaxPool3d((5, 6, 7), return_indices=True)(xd)
+        out.backward(torch.arange(out.numel(), dtype=torch.float).view(out.shape).to(device))
+        results.append((out, ind, xd.grad))
+    for c, d in zip(*results):
+        assert d.stride() == c.stride()
+        assert_close(d.cpu(), c)

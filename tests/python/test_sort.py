@@ -439,3 +439,23 @@ def test_index_fill_native(strict):
     x = torch.randn(6, 5)
     idx = torch.tensor([4, 1, 1])
     assert_close(x.to(OCL).index_fill(1, idx.to(OCL), -2.0).cpu(), x.index_fill(1, idx, -2.0))
+
+
+@pytest.mark.parametrize("op", ["sort", "topk"])
+def test_values_output_aliasing_the_input(strict, op):
+    # torch.sort(y, out=(y, i)) sorts in place (upstream test_sort_and_select.py
+    # test_sort): the values are gathered from a copy of the input, not from
+    # the output being written.
+    x = torch.rand(4, 2049)
+    y = x.to("ocl")
+    idx = torch.empty(0, dtype=torch.long, device="ocl")
+    if op == "sort":
+        torch.sort(y, out=(y, idx))
+        expected = torch.sort(x)
+    else:
+        vals = y[:, :5]
+        torch.topk(y, 5, out=(vals, idx))
+        expected = torch.topk(x, 5)
+        y = vals
+    assert_close(y.cpu(), expected.values)
+    assert_close(idx.cpu(), expected.indices)
