@@ -76,11 +76,35 @@ def disabled_tests(path: str, listing: str | None = None) -> dict:
         if norm == name or norm.endswith("/" + name):
             for test, reason in (tests or {}).items():
                 method, cls = test.split()
+                if "*" in method:  # a pattern: pytest_plugin skips the matching tests the same way
+                    continue
                 # PyTorch strips a device suffix only together with a dtype
                 # suffix: a test without dtypes is matched by its _ocl name.
                 for name in (method, method + "_ocl"):
                     entries[f"{name} (__main__.{cls.strip('()')})"] = [f"torch_ocl: {reason}", []]
     return entries
+
+
+def disabled_patterns(path: str, listing: str | None = None) -> list:
+    """The entries of the committed list for `path` whose test name is a
+    glob pattern ("test_conv_backend_slow* (TestConvolutionNNDeviceType)"), as
+    [pattern, class name, reason]: PyTorch's DISABLED_TESTS_FILE matches names
+    exactly, so pytest_plugin (TORCH_OCL_DISABLED_PATTERNS) skips these with
+    the same message."""
+    listing = listing or os.environ.get("TORCH_OCL_UPSTREAM_DISABLED", DISABLED_LIST)
+    if not os.path.exists(listing):
+        return []
+    with open(listing, encoding="utf-8") as f:
+        table = yaml.safe_load(f) or {}
+    norm = path.replace(os.sep, "/")
+    out = []
+    for name, tests in table.items():
+        if norm == name or norm.endswith("/" + name):
+            for test, reason in (tests or {}).items():
+                method, cls = test.split()
+                if "*" in method:
+                    out.append([method, cls.strip("()"), f"torch_ocl: {reason}"])
+    return out
 
 
 def _is_ocl_test(nodeid: str) -> bool:
@@ -181,6 +205,9 @@ def run_file(path: str, pytest_args: list, timeout: int | None, results: str | N
             env["DISABLED_TESTS_FILE"] = os.path.join(tmp, "disabled.json")
             with open(env["DISABLED_TESTS_FILE"], "w", encoding="utf-8") as f:
                 json.dump(disabled, f)
+        patterns = disabled_patterns(path)
+        if patterns:
+            env["TORCH_OCL_DISABLED_PATTERNS"] = json.dumps(patterns)
         if shard:
             env["TORCH_OCL_SHARD"] = shard
         cmd = [sys.executable, "-m", "pytest", os.path.abspath(path), "-p", "torch_ocl.testing.pytest_plugin",
