@@ -6,6 +6,7 @@
 #include <ATen/ops/_neg_view.h>
 #include <ATen/ops/conj_physical.h>
 #include <ATen/ops/empty.h>
+#include <ATen/MemoryOverlap.h>
 #include <ATen/ops/empty_strided.h>
 #include <ATen/ops/ne.h>
 #include <ATen/ops/select.h>
@@ -191,6 +192,9 @@ void copy_device_to_device(const at::Tensor& dst, const at::Tensor& src) {
 at::Tensor copy_from(const at::Tensor& src, const at::Tensor& dst, bool non_blocking) {
   TORCH_CHECK(dst.defined() && src.defined(), "copy_: undefined tensor");
   if (dst.numel() == 0) return dst;
+  // As the CPU's and CUDA's copy_ (TensorIterator's overlap check): a source
+  // sharing part of the destination's memory is an error (full overlap copies).
+  if (is_ocl(dst) && is_ocl(src) && dst.device() == src.device()) at::assert_no_partial_overlap(dst, src);
   at::Tensor s = src.sizes() == dst.sizes() ? src : src.expand_as(dst);
   if (is_ocl(dst) && is_ocl(s) && s.is_conj() && !s.is_neg() && !dst.is_conj() && !dst.is_neg() &&
       s.scalar_type() == dst.scalar_type() && dst.device() == s.device()) {

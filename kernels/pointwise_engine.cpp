@@ -491,7 +491,12 @@ bool run_pointwise_direct(const DirectPointwise& d, bool inplace, c10::ArrayRef<
         return false;
     result = first;
   } else {
-    result = empty_contiguous_like(first);
+    // TensorIterator's outputs: contiguous when every operand has the same
+    // shape (its fast setup), the input's strides when a CPU scalar takes
+    // part (they differ only at size-1 dims, e.g. an (N, C, 1, 1) channels_last).
+    bool cpu_scalar = false;
+    for (size_t i = 0; i < inputs.size(); ++i) cpu_scalar |= operands[1 + i].cpu_scalar;
+    result = cpu_scalar ? empty_like_contiguous_input(first) : empty_contiguous_like(first);
   }
   data[0] = result.data_ptr();
   for (size_t i = 0; i < inputs.size(); ++i)

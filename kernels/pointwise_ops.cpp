@@ -5,6 +5,7 @@
 // with the dispatcher; ATen's own structured impls do shapes, dtypes,
 // promotion and out= checks. To add an op: add a row here, and a helper in
 // kernels/pointwise_lib.cl if the expression needs one.
+#include <ATen/MemoryOverlap.h>
 #include <ATen/native/Activation.h>
 #include <ATen/native/BinaryOps.h>
 #include <ATen/native/Gelu.h>
@@ -652,6 +653,13 @@ constexpr PointwiseOp k_masked_fill{.name = "masked_fill", .expr = "b != (T)0 ? 
 Tensor& masked_fill_scalar(Tensor& self, const Tensor& mask, const Scalar& value) {
   TORCH_CHECK(mask.scalar_type() == at::kBool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
               mask.scalar_type());
+  // As CPU and CUDA (masked_fill_impl): a warning for expanded outputs, an
+  // error for a mask sharing part of the output's memory.
+  if (at::has_internal_overlap(self) == at::MemOverlap::Yes)
+    TORCH_WARN("Use of masked_fill_ on expanded tensors is deprecated. "
+               "Please clone() the tensor before performing this operation. "
+               "This also applies to advanced indexing e.g. tensor[mask] = scalar");
+  at::assert_no_partial_overlap(self, mask);
   c10::MaybeOwned<Tensor> expanded_mask = at::expand_inplace(self, mask);
   if (self.is_complex()) {  // the (re, im) halves filled as two reals
     const auto v = value.toComplexDouble();

@@ -209,6 +209,24 @@ at::Tensor empty_contiguous_like(const at::TensorBase& like) {
                                    c10::MemoryFormat::Contiguous);
 }
 
+at::Tensor empty_like_contiguous_input(const at::TensorBase& like) {
+  // A contiguous tensor's strides can differ from the default ones only at
+  // size-1 dims (an "ambiguous" channels_last tensor such as (10, 3, 1, 1)):
+  // TensorIterator gives results the input's strides there, and so does this.
+  int64_t expected = 1;
+  for (int64_t d = like.dim() - 1; d >= 0; --d) {
+    if (like.size(d) != 1 && like.stride(d) != expected) break;
+    if (like.size(d) == 1 && like.stride(d) != expected) {
+      std::optional<c10::DeviceGuard> guard;
+      if (like.device().index() != current_device_index()) guard.emplace(like.device());
+      return at::detail::empty_strided_generic(like.sizes(), like.strides(), device_allocator(), kOclKeys,
+                                               like.scalar_type());
+    }
+    expected *= like.size(d);
+  }
+  return empty_contiguous_like(like);
+}
+
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   // creation
   m.impl("empty.memory_format", TORCH_FN(empty_memory_format));

@@ -14,5 +14,8 @@ at::Tensor empty_ocl(c10::IntArrayRef size, c10::IntArrayRef stride, const c10::
 // ocl tensor's: nothing to check; a guard only when `like` is not on the
 // current device): the outputs of the direct pointwise path.
 at::Tensor empty_contiguous_like(const at::TensorBase& like);
+// For a contiguous `like`: a tensor of its sizes and strides (which may differ
+// from empty_contiguous_like's at size-1 dims), as TensorIterator's outputs.
+at::Tensor empty_like_contiguous_input(const at::TensorBase& like);
 
 }  // namespace torch_ocl

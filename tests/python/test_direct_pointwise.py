@@ -288,3 +288,21 @@ def test_switch_and_env():
         assert out.returncode == 0, out.stderr[-500:]
         assert out.stdout.split("\n")[-2] == expected
     assert _C._direct_pointwise_enabled()
+
+
+@pytest.mark.parametrize("memory_format", [torch.channels_last, torch.contiguous_format])
+def test_result_strides_of_ambiguous_layouts_match_the_cpu(memory_format):
+    # An (N, C, 1, 1) tensor is both contiguous and channels_last; its strides
+    # depend on how it was made. TensorIterator (the CPU, CUDA) gives a result
+    # the input's strides when a CPU scalar takes part and contiguous strides
+    # when all operands have one shape (upstream test_torch.py
+    # test_memory_format_propagation_rules).
+    base = torch.rand(10, 3, 1, 1)
+    bias = torch.rand(3, 1, 1)
+    for device in ("cpu", "ocl"):
+        a = base.to(device).to(memory_format=memory_format)
+        results = [a * 5, a * torch.tensor(2.0), a + a, a.neg(), a + bias.to(device), bias.to(device) + a]
+        if device == "cpu":
+            expected = [r.stride() for r in results]
+        else:
+            assert [r.stride() for r in results] == expected

@@ -228,3 +228,23 @@ def test_no_opencl_platform(run_python, tmp_path):
     proc = run_python(code, env={"OCL_ICD_VENDORS": str(empty), "OPENCL_VENDOR_PATH": str(empty)})
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.strip().splitlines() == ["False", "0"], proc.stdout
+
+
+def test_copy_between_partially_overlapping_views_raises_as_on_cpu():
+    # upstream test_torch.py test_copy_mem_overlap
+    d = torch.randn(18, device="ocl")
+    with pytest.raises(RuntimeError, match="unsupported operation: some elements of the input tensor and the "
+                                           "written-to tensor refer to a single memory location"):
+        d[1:10].copy_(d[:9])
+    d[:9].copy_(d[:9])  # full overlap copies, as on the CPU
+
+
+def test_masked_fill_overlap_warning_and_error_as_on_cpu():
+    # upstream test_torch.py test_masked_fill_mem_overlap
+    x = torch.zeros(1, device="ocl").expand(4)
+    mask = torch.tensor([True, False, True, False], device="ocl")
+    with pytest.warns(UserWarning, match="Use of masked_fill_ on expanded tensors is deprecated"):
+        x.masked_fill_(mask, 1.0)
+    y = torch.zeros(6, dtype=torch.bool, device="ocl")
+    with pytest.raises(RuntimeError, match="unsupported operation"):
+        y[1:5].masked_fill_(y[:4], True)
