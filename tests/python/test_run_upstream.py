@@ -148,7 +148,7 @@ def test_summary_counts_disabled_tests_and_fallback_users(run_python, tmp_path):
     # the fallback counters are per process: the plugin records each test's own calls
     assert [t.split("::")[-1] for t in summary["passed_with_fallback"]] == ["test_uses_the_fallback_ocl"], summary
     report = run_python(None, args=["-m", "torch_ocl.testing.upstream_report", str(results)], timeout=120)
-    assert "| test_recording.py | ? | 4 | 2 | 0 | 100.0% | 0 | 2 | 1 (50.0%) |" in report.stdout, report.stdout
+    assert "| test_recording.py | ? | 4 | 2 | 0 | 0 | 100.0% | 100.0% | 0 | 2 | 1 (50.0%) |" in report.stdout, report.stdout
 
 
 def test_shards_add_up_to_the_whole_file(run_python, tmp_path):
@@ -164,4 +164,4 @@ def test_shards_add_up_to_the_whole_file(run_python, tmp_path):
         ids.append(sum(summary["counts"].values()))
     assert ids == [2, 2]
     report = run_python(None, args=["-m", "torch_ocl.testing.upstream_report", str(results)], timeout=120)
-    assert "| test_recording.py | ? | 4 | 3 | 1 | 75.0% |" in report.stdout, report.stdout
+    assert "| test_recording.py | ? | 4 | 3 | 1 | 0 | 75.0% |" in report.stdout, report.stdout

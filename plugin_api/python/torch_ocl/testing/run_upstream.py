@@ -286,9 +286,15 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         outcomes, running, code, tail = run_file(path, pytest_args, args.timeout, results, args.shard)
         wall = time.perf_counter() - t0
+        cpu_too = []
+        if args.cpu_check:
+            failed = [t for t, (o, *_) in outcomes.items() if o in ("failed", "error") and _is_ocl_test(t)]
+            cpu_too = failed_on_cpu_too(path, failed)
         if args.results_dir:
+            summary = summarize(os.path.abspath(path), outcomes, running, code, wall, args.shard)
+            summary["failed_on_cpu_too"] = cpu_too
             with open(os.path.join(args.results_dir, stem + ".summary.json"), "w", encoding="utf-8") as f:
-                json.dump(summarize(os.path.abspath(path), outcomes, running, code, wall, args.shard), f, indent=1)
+                json.dump(summary, f, indent=1)
         counts = count(outcomes)
         ocl, other = counts["ocl"], counts["other"]
         collected = sum(ocl.values())
@@ -306,10 +312,8 @@ def main(argv=None) -> int:
             for test, (outcome, message, _) in outcomes.items():
                 if outcome in ("failed", "error") and _is_ocl_test(test):
                     print(f"    {outcome.upper()} {test}: {message}")
-        if args.cpu_check:
-            failed = [t for t, (o, *_) in outcomes.items() if o in ("failed", "error") and _is_ocl_test(t)]
-            for test in failed_on_cpu_too(path, failed):
-                print(f"    FAILS ON CPU TOO: {test}")
+        for test in cpu_too:
+            print(f"    FAILS ON CPU TOO: {test}")
         if args.verbose or collected == 0 or code not in (0, 1, 5):
             print("    " + tail.replace("\n", "\n    "))
         if collected == 0:

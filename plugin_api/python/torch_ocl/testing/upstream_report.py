@@ -28,7 +28,8 @@ def load(results_dir: str) -> dict:
             s = json.load(f)
         m = merged.setdefault(s["file"], dict(file=s["file"], shards=0, wall_s=0.0, torch=s["torch"],
                                               counts=defaultdict(int), disabled=[], skip_reasons=defaultdict(int),
-                                              passed_with_fallback=[], failures={}, incomplete=[]))
+                                              passed_with_fallback=[], failures={}, incomplete=[],
+                                              cpu_too=[]))
         m["shards"] += 1
         m["wall_s"] += s["wall_s"]
         for k, v in s["counts"].items():
@@ -38,6 +39,7 @@ def load(results_dir: str) -> dict:
             m["skip_reasons"][k] += v
         m["passed_with_fallback"] += s["passed_with_fallback"]
         m["failures"].update(s["failures"])
+        m["cpu_too"] += s.get("failed_on_cpu_too", [])
         if s["exit_code"] == 124 or s["running_at_end"]:
             m["incomplete"].append(f"shard {s['shard'] or 'all'}: stopped in {s['running_at_end']} "
                                    f"(exit code {s['exit_code']})")
@@ -45,18 +47,20 @@ def load(results_dir: str) -> dict:
 
 
 def table(merged: dict, sources: dict) -> str:
-    rows = ["| file | upstream commit | ocl tests | passed | failed+errors | pass rate | skipped | disabled | "
-            "passed with fallback | wall |",
-            "|---|---|---|---|---|---|---|---|---|---|"]
+    rows = ["| file | upstream commit | ocl tests | passed | failed+errors | of them failing on the CPU too | "
+            "pass rate | pass rate without those | skipped | disabled | passed with fallback | wall |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, m in sorted(merged.items()):
         c = m["counts"]
         skipped = c["skipped"] - len(m["disabled"])
         ran = c["passed"] + c["failed"] + c["error"]
         rate = f"{100.0 * c['passed'] / ran:.1f}%" if ran else "-"
+        cpu_too = len(set(m["cpu_too"]))
+        rate2 = f"{100.0 * c['passed'] / (ran - cpu_too):.1f}%" if ran > cpu_too else "-"
         native = len(m["passed_with_fallback"])
         shards = f" ({m['shards']} shards)" if m["shards"] > 1 else ""
         rows.append(f"| {name}{' (incomplete)' if m['incomplete'] else ''} | {sources.get(name, '?')[:10]} | "
-                    f"{sum(c.values())} | {c['passed']} | {c['failed'] + c['error']} | {rate} | {skipped} | "
+                    f"{sum(c.values())} | {c['passed']} | {c['failed'] + c['error']} | {cpu_too} | {rate} | {rate2} | {skipped} | "
                     f"{len(m['disabled'])} | {native} ({100.0 * native / max(c['passed'], 1):.1f}%) | "
                     f"{m['wall_s'] / 60:.1f} min{shards} |")
     return "\n".join(rows)
@@ -70,7 +74,9 @@ def details(merged: dict) -> str:
             out.append("Incomplete: " + "; ".join(m["incomplete"]) + "\n")
         if m["failures"]:
             out.append(f"Failures ({len(m['failures'])}):\n")
-            out += [f"- `{t.split('::', 1)[-1]}`: {msg[:300]}" for t, msg in sorted(m["failures"].items())]
+            too = set(m["cpu_too"])
+            out += [f"- `{t.split('::', 1)[-1]}`{' (fails on the CPU too)' if t in too else ''}: {msg[:300]}"
+                    for t, msg in sorted(m["failures"].items())]
         if m["disabled"]:
             out.append(f"\nDisabled ({len(m['disabled'])}, reasons in upstream_disabled.yaml):\n")
             out += [f"- `{t.split('::', 1)[-1]}`" for t in sorted(m["disabled"])]
