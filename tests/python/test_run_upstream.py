@@ -165,3 +165,20 @@ def test_shards_add_up_to_the_whole_file(run_python, tmp_path):
     assert ids == [2, 2]
     report = run_python(None, args=["-m", "torch_ocl.testing.upstream_report", str(results)], timeout=120)
     assert "| test_recording.py | ? | 4 | 3 | 1 | 0 | 75.0% |" in report.stdout, report.stdout
+
+
+def test_rerun_failed_updates_only_the_failed_tests(run_python, tmp_path):
+    import json
+    path = tmp_path / "test_recording.py"
+    path.write_text(RECORDING)
+    results = tmp_path / "results"
+    run = ["-m", "torch_ocl.testing.run_upstream", str(path), "--results-dir", str(results)]
+    run_python(None, args=run, timeout=600)
+    summary = json.loads((results / "test_recording.py.summary.json").read_text())
+    assert summary["counts"]["failed"] == 1
+    # the failing test now passes: only it runs again, the others keep their outcomes
+    listing = tmp_path / "disabled.yaml"
+    listing.write_text('test_recording.py:\n  "test_known_to_fail (TestRecording)": now disabled\n')
+    proc = run_python(None, args=run + ["--rerun-failed"], env={"TORCH_OCL_UPSTREAM_DISABLED": str(listing)},
+                      timeout=600)
+    assert "ocl tests: 3 passed, 0 failed, 1 skipped" in proc.stdout, proc.stdout

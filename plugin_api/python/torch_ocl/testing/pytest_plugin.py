@@ -89,8 +89,23 @@ def _disable_by_pattern(items):
                 break
 
 
+def _keep_only_listed(config, items):
+    """TORCH_OCL_ONLY_IDS=FILE (run_upstream --rerun-failed): run only the
+    test ids listed in FILE, one per line."""
+    path = os.environ.get("TORCH_OCL_ONLY_IDS")
+    if not path:
+        return
+    with open(path, encoding="utf-8") as f:
+        wanted = {line.strip() for line in f if line.strip()}
+    dropped = [item for item in items if item.nodeid not in wanted]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+    items[:] = [item for item in items if item.nodeid in wanted]
+
+
 def pytest_collection_modifyitems(session, config, items):
     _disable_by_pattern(items)
+    _keep_only_listed(config, items)
     shard = os.environ.get("TORCH_OCL_SHARD")
     if not shard:
         return

@@ -184,7 +184,7 @@ def _torch_version() -> str:
 
 
 def run_file(path: str, pytest_args: list, timeout: int | None, results: str | None = None,
-             shard: str | None = None) -> tuple:
+             shard: str | None = None, only_ids: list | None = None) -> tuple:
     """Runs one file; returns (outcomes, running test or None, pytest exit code
     or 124 on timeout, output tail). Results are recorded as each test
     finishes (pytest_plugin's JSON lines), so a run cut off by the timeout
@@ -210,6 +210,10 @@ def run_file(path: str, pytest_args: list, timeout: int | None, results: str | N
             env["TORCH_OCL_DISABLED_PATTERNS"] = json.dumps(patterns)
         if shard:
             env["TORCH_OCL_SHARD"] = shard
+        if only_ids is not None:
+            env["TORCH_OCL_ONLY_IDS"] = os.path.join(tmp, "only_ids.txt")
+            with open(env["TORCH_OCL_ONLY_IDS"], "w", encoding="utf-8") as f:
+                f.write("\n".join(only_ids) + "\n")
         cmd = [sys.executable, "-m", "pytest", os.path.abspath(path), "-p", "torch_ocl.testing.pytest_plugin",
                "-p", "no:cacheprovider", "-q",
                "--rootdir", os.path.dirname(os.path.abspath(path))] + pytest_args
@@ -269,6 +273,9 @@ def main(argv=None) -> int:
     parser.add_argument("--cpu-check", action="store_true",
                         help="rerun each failed ocl test's CPU twin and say which fail on the CPU too "
                              "(a test file of another PyTorch version than the installed one)")
+    parser.add_argument("--rerun-failed", action="store_true",
+                        help="with --results-dir: run only the ocl tests that failed in the file's last results "
+                             "and update those results (the file's other outcomes stay as recorded)")
     parser.add_argument("--shard", default=None, help="i/n: run every n-th test of each file, starting at i")
     args = parser.parse_args(argv)
 
@@ -283,9 +290,29 @@ def main(argv=None) -> int:
         if args.results_dir:
             os.makedirs(args.results_dir, exist_ok=True)
             results = os.path.join(args.results_dir, stem + ".jsonl")
+        previous, only_ids, previous_wall = {}, None, 0.0
+        if args.rerun_failed:
+            if not results or not os.path.exists(results):
+                print(f"{path}: --rerun-failed needs the results of an earlier run in --results-dir")
+                status = max(status, 1)
+                continue
+            previous, _ = read_results(results)
+            only_ids = [t for t, (o, *_) in previous.items() if o in ("failed", "error") and _is_ocl_test(t)]
+            with open(os.path.join(args.results_dir, stem + ".summary.json"), encoding="utf-8") as f:
+                previous_wall = json.load(f)["wall_s"]
+            os.replace(results, results + ".before_rerun")
         t0 = time.perf_counter()
-        outcomes, running, code, tail = run_file(path, pytest_args, args.timeout, results, args.shard)
-        wall = time.perf_counter() - t0
+        outcomes, running, code, tail = run_file(path, pytest_args, args.timeout, results, args.shard, only_ids)
+        wall = time.perf_counter() - t0 + previous_wall
+        if args.rerun_failed:  # the earlier outcomes, with the rerun's replacing those it ran
+            with open(results + ".before_rerun", encoding="utf-8") as before, \
+                    open(results + ".merged", "w", encoding="utf-8") as merged:
+                merged.write(before.read())
+                with open(results, encoding="utf-8") as rerun:
+                    merged.write(rerun.read())
+            os.replace(results + ".merged", results)
+            os.remove(results + ".before_rerun")
+            outcomes, running = read_results(results)
         cpu_too = []
         if args.cpu_check:
             failed = [t for t, (o, *_) in outcomes.items() if o in ("failed", "error") and _is_ocl_test(t)]
