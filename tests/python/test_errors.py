@@ -248,3 +248,13 @@ def test_masked_fill_overlap_warning_and_error_as_on_cpu():
     y = torch.zeros(6, dtype=torch.bool, device="ocl")
     with pytest.raises(RuntimeError, match="unsupported operation"):
         y[1:5].masked_fill_(y[:4], True)
+
+
+@pytest.mark.parametrize("call", [lambda x: torch.sub(x, True), lambda x: x - True,
+                                  lambda x: torch._foreach_sub([x], True), lambda x: torch.rsub(x, True)])
+def test_subtracting_a_bool_scalar_raises_as_on_cpu(call):
+    # The direct pointwise path skipped sub's meta check (upstream
+    # test_foreach.py test_*_forward_mode_AD__foreach_sub)
+    for device in ("cpu", "ocl"):
+        with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with a bool tensor is not supported"):
+            call(torch.randn(3, device=device))
