@@ -467,10 +467,11 @@ bool run_pointwise_direct(const DirectPointwise& d, bool inplace, c10::ArrayRef<
   for (size_t i = 0; i < inputs.size(); ++i) {
     const at::Tensor& t = *inputs[i];
     if (!t.defined()) return false;
-    // (A bool scalar takes the structured path: ATen's metas reject some,
-    // as sub's "Subtraction, the `-` operator, with a bool tensor".)
+    // (Subtraction of a bool scalar takes the structured path, whose meta
+    // raises "Subtraction, the `-` operator, with a bool tensor"; sub is the
+    // negated add.)
     if (i > 0 && op.ninputs == 2 && t.dim() == 0 && t.is_cpu() && !c10::isComplexType(t.scalar_type()) &&
-        t.scalar_type() != c10::kBool) {
+        !(d.negate_params && t.scalar_type() == c10::kBool)) {
       // A CPU scalar (a Python number, a 0-dim CPU tensor) as the second
       // operand of a binary op (their metas take CPU scalars): the kernel
       // takes it by value, and a real scalar keeps a floating tensor's dtype.
