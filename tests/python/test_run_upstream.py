@@ -29,6 +29,25 @@ def test_a_failing_ocl_test_fails_the_run(run_python):
 
 
 def test_a_file_without_ocl_tests_is_an_error_not_a_pass(run_python, tmp_path):
+    # No device-generic class at all (run_upstream sets
+    # PYTORCH_TESTING_DEVICE_FOR_CUSTOM=privateuse1, so even only_for="cuda"
+    # classes get ocl tests): an empty ocl run must not read as a pass.
+    plain = tmp_path / "test_plain.py"
+    plain.write_text(textwrap.dedent("""
+        import torch
+        from torch.testing._internal.common_utils import TestCase
+
+        class TestPlain(TestCase):
+            def test_something(self):
+                pass
+    """))
+    proc = run_upstream(run_python, str(plain))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "no ocl tests were collected" in proc.stdout
+
+
+def test_a_cuda_only_class_gets_ocl_tests_through_device_for_custom(run_python, tmp_path):
+    # Files that name their devices (only_for=("cpu", "cuda"), as test_transformers.py)
     cuda_only = tmp_path / "test_cuda_only.py"
     cuda_only.write_text(textwrap.dedent("""
         import torch
@@ -37,13 +56,13 @@ def test_a_file_without_ocl_tests_is_an_error_not_a_pass(run_python, tmp_path):
 
         class TestCudaOnly(TestCase):
             def test_something(self, device):
-                pass
+                self.assertEqual(torch.ones(2, device=device).sum().item(), 2.0)
 
         instantiate_device_type_tests(TestCudaOnly, globals(), only_for="cuda")
     """))
     proc = run_upstream(run_python, str(cuda_only))
-    assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert "no ocl tests were collected" in proc.stdout
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "ocl tests: 1 passed, 0 failed" in proc.stdout, proc.stdout
 
 
 def test_an_unavailable_device_collects_nothing_and_fails(run_python):
