@@ -58,39 +58,11 @@ DISABLED_LIST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "upstre
 DISABLED_MESSAGE = "Test is disabled because an issue exists disabling it"
 
 
-def disabled_tests(path: str, listing: str | None = None) -> dict:
-    """PyTorch's DISABLED_TESTS_FILE entries ({"test (__main__.Class)": [reason, []]})
-    for the test file at `path`, from the committed list: a mapping of file
-    name (as test_torch.py, nn/test_pooling.py) to {"test_name (ClassName)": reason}.
-    A class name matches its instantiations (TestFoo matches TestFooOCL); a
-    test name without device / dtype suffix matches every dtype.
+def _listed(path: str, listing: str | None = None) -> list:
+    """(test name, class name, reason) of the committed list's entries for the
+    test file at `path`: a mapping of file name (as test_torch.py,
+    nn/test_pooling.py) to {"test_name (ClassName)": reason}.
     TORCH_OCL_UPSTREAM_DISABLED names another list (tests of the runner)."""
-    listing = listing or os.environ.get("TORCH_OCL_UPSTREAM_DISABLED", DISABLED_LIST)
-    if not os.path.exists(listing):
-        return {}
-    with open(listing, encoding="utf-8") as f:
-        table = yaml.safe_load(f) or {}
-    norm = path.replace(os.sep, "/")
-    entries = {}
-    for name, tests in table.items():
-        if norm == name or norm.endswith("/" + name):
-            for test, reason in (tests or {}).items():
-                method, cls = test.split()
-                if "*" in method:  # a pattern: pytest_plugin skips the matching tests the same way
-                    continue
-                # PyTorch strips a device suffix only together with a dtype
-                # suffix: a test without dtypes is matched by its _ocl name.
-                for name in (method, method + "_ocl"):
-                    entries[f"{name} (__main__.{cls.strip('()')})"] = [f"torch_ocl: {reason}", []]
-    return entries
-
-
-def disabled_patterns(path: str, listing: str | None = None) -> list:
-    """The entries of the committed list for `path` whose test name is a
-    glob pattern ("test_conv_backend_slow* (TestConvolutionNNDeviceType)"), as
-    [pattern, class name, reason]: PyTorch's DISABLED_TESTS_FILE matches names
-    exactly, so pytest_plugin (TORCH_OCL_DISABLED_PATTERNS) skips these with
-    the same message."""
     listing = listing or os.environ.get("TORCH_OCL_UPSTREAM_DISABLED", DISABLED_LIST)
     if not os.path.exists(listing):
         return []
@@ -102,9 +74,33 @@ def disabled_patterns(path: str, listing: str | None = None) -> list:
         if norm == name or norm.endswith("/" + name):
             for test, reason in (tests or {}).items():
                 method, cls = test.split()
-                if "*" in method:
-                    out.append([method, cls.strip("()"), f"torch_ocl: {reason}"])
+                out.append((method, cls.strip("()"), f"torch_ocl: {reason}"))
     return out
+
+
+def disabled_tests(path: str, listing: str | None = None) -> dict:
+    """PyTorch's DISABLED_TESTS_FILE entries ({"test (__main__.Class)": [reason, []]})
+    for the listed tests of `path` named exactly. A class name matches its
+    instantiations (TestFoo matches TestFooOCL); a test name without device /
+    dtype suffix matches every dtype."""
+    entries = {}
+    for method, cls, reason in _listed(path, listing):
+        if "*" in method:  # a pattern: see disabled_patterns
+            continue
+        # PyTorch strips a device suffix only together with a dtype suffix:
+        # a test without dtypes is matched by its _ocl name.
+        for name in (method, method + "_ocl"):
+            entries[f"{name} (__main__.{cls})"] = [reason, []]
+    return entries
+
+
+def disabled_patterns(path: str, listing: str | None = None) -> list:
+    """The listed tests of `path` whose name is a glob pattern
+    ("test_conv_backend_slow* (TestConvolutionNNDeviceType)"), as [pattern,
+    class name, reason]: PyTorch's DISABLED_TESTS_FILE matches names exactly,
+    so pytest_plugin (TORCH_OCL_DISABLED_PATTERNS) skips these with the same
+    message."""
+    return [list(entry) for entry in _listed(path, listing) if "*" in entry[0]]
 
 
 def _is_ocl_test(nodeid: str) -> bool:
