@@ -97,9 +97,11 @@ void copy_via_host(const at::Tensor& dst, const at::Tensor& src) {
 }
 
 bool needs_host(const at::Tensor& dst, const at::Tensor& src) {
-  return src.is_conj() || src.is_neg() || dst.is_conj() || dst.is_neg() ||
-         (src.scalar_type() != dst.scalar_type() && (src.is_complex() || dst.is_complex()) &&
-          !(is_ocl(src) && is_ocl(dst)));
+  const bool cast = src.scalar_type() != dst.scalar_type();
+  // float8 has no device kernels: its casts convert on the host.
+  const bool float8_cast = cast && (c10::isFloat8Type(src.scalar_type()) || c10::isFloat8Type(dst.scalar_type()));
+  return src.is_conj() || src.is_neg() || dst.is_conj() || dst.is_neg() || float8_cast ||
+         (cast && (src.is_complex() || dst.is_complex()) && !(is_ocl(src) && is_ocl(dst)));
 }
 
 }  // namespace
@@ -177,9 +179,13 @@ void copy_device_to_device(const at::Tensor& dst, const at::Tensor& src) {
                   .build();
   if (iter.numel() == 0) return;
   c10::ScalarType out_t = dst.scalar_type(), in_t = src.scalar_type();
-  if (out_t == in_t) out_t = in_t = bits_dtype(out_t);  // a plain bit copy
-  check_dtype_supported(dst.scalar_type(), device);
-  check_dtype_supported(src.scalar_type(), device);
+  if (out_t == in_t) {
+    check_storable(out_t, device);
+    out_t = in_t = bits_dtype(out_t);  // a plain bit copy
+  } else {
+    check_dtype_supported(out_t, device);
+    check_dtype_supported(in_t, device);
+  }
   const Indexer ix = make_indexer(iter);
   Launch(device, "copy", dtype_preamble(out_t) + dtype_preamble(in_t, "SRC_"), "copy_cast")
       .value(ix)

@@ -93,10 +93,7 @@ void move_results(const c10::OperatorHandle& op, torch::jit::Stack* stack, c10::
 
 }  // namespace
 
-void cpu_fallback_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
-  // Mixed devices raise CUDA's error before anything runs: the CPU kernel
-  // would accept them, and an out= tensor on the CPU cannot be copied back.
-  const std::optional<c10::Device> common = check_same_device(op, *stack);
+void count_fallback_call(const c10::OperatorHandle& op) {
   const std::string name = op_name(op);
   const FallbackMode mode = fallback_mode();
   TORCH_CHECK(mode != FallbackMode::Error, "torch_ocl: ", name,
@@ -111,6 +108,13 @@ void cpu_fallback_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack
   if (warn)
     TORCH_WARN("torch_ocl: ", name, " has no native ocl kernel and runs on the CPU (a copy each "
                "way). Set TORCH_OCL_FALLBACK=silent to hide this, =error to forbid it.");
+}
+
+void cpu_fallback_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  // Mixed devices raise CUDA's error before anything runs: the CPU kernel
+  // would accept them, and an out= tensor on the CPU cannot be copied back.
+  const std::optional<c10::Device> common = check_same_device(op, *stack);
+  count_fallback_call(op);
   GeneratorSwap swap(op, stack);
   const bool fix_device = common && !common->is_cpu() && first_tensor_is_cpu(op, *stack);
   at::native::cpu_fallback(op, stack);

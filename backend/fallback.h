@@ -22,6 +22,10 @@ namespace torch_ocl {
 // at::native::call_fallback_fn, for dtypes they do not handle.
 void cpu_fallback_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 
+// Counts one call of `op` on the CPU; warns on its first call (mode warn),
+// raises under TORCH_OCL_FALLBACK=error. Every fallback path calls it.
+void count_fallback_call(const c10::OperatorHandle& op);
+
 // Runs the overload `name` ("aten::add.Tensor") on its boxed arguments
 // through cpu_fallback_kernel; returns the stack holding the op's results.
 // For native kernels that meet a dtype they do not handle.

@@ -208,6 +208,7 @@ void check_dtype_supported(c10::ScalarType dtype, c10::DeviceIndex device) {
 }
 
 void check_storable(c10::ScalarType dtype, c10::DeviceIndex device) {
+  if (c10::isFloat8Type(dtype)) return;  // bytes only, as CUDA stores them (copies, views; compute falls back)
   if (c10::isComplexType(dtype))
     check_dtype_supported(c10::toRealValueType(dtype), device);
   else

@@ -28,8 +28,10 @@ __kernel void softmax_forward(__global char* ib, ulong io, __global char* ob, ul
     for (long n = lid; n < N; n += lsize) s += exp((ACC)LOAD(in, base + n) - m);
     s = group_reduce(scratch, s, 0);
 #ifdef LOG
-    const ACC shift = m + log(s);
-    for (long n = lid; n < N; n += lsize) STORE(out, base + n, (ACC)LOAD(in, base + n) - shift);
+    // (x - max) - log(sum), never x - (max + log(sum)): at large max the sum
+    // max + log(sum) would round away log(sum) (1e7 + 0.3 is 1e7 in float).
+    const ACC log_s = log(s);
+    for (long n = lid; n < N; n += lsize) STORE(out, base + n, ((ACC)LOAD(in, base + n) - m) - log_s);
 #else
     for (long n = lid; n < N; n += lsize) STORE(out, base + n, exp((ACC)LOAD(in, base + n) - m) / s);
 #endif

@@ -315,3 +315,24 @@ def test_non_blocking_copies_pinned(dtype):
     back = d.to("cpu", non_blocking=True)
     torch.ocl.synchronize()
     assert torch.equal(back, src)
+
+
+@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
+def test_legacy_typed_storage_classes():
+    # As torch.cuda.FloatStorage & co. for CUDA: one class per dtype in torch.ocl.
+    for dtype, name in [(torch.float32, "FloatStorage"), (torch.int64, "LongStorage"),
+                        (torch.bfloat16, "BFloat16Storage"), (torch.bool, "BoolStorage"),
+                        (torch.complex64, "ComplexFloatStorage")]:
+        cls = getattr(torch.ocl, name)
+        t = torch.ones(3, dtype=dtype, device="ocl")
+        assert t.storage_type() is cls
+        assert isinstance(t.storage(), cls)
+        assert not isinstance(t.storage(), getattr(torch, name))  # the CPU class
+        assert not isinstance(t.cpu().storage(), cls)
+        assert torch.is_storage(cls(2))
+    s = torch.ocl.LongStorage([4, 5, 6])
+    assert s.device == torch.device("ocl", 0) and s.dtype == torch.int64 and s.tolist() == [4, 5, 6]
+    assert len(torch.ocl.HalfStorage(5)) == 5
+    assert not hasattr(torch.ocl, "QInt8Storage")  # no quantized tensors on ocl
+    with pytest.raises(RuntimeError, match="from_buffer"):
+        torch.ocl.FloatStorage.from_buffer(b"\0" * 8)

@@ -47,21 +47,22 @@ def test_cpu_scalars_still_work(strict):
     assert torch.equal(r2.cpu(), 10.0 - torch.arange(4.0))
 
 
-def test_dtypes_without_ocl_storage_raise_a_clear_error(run_python):
-    # float8 and quantized tensors cannot live on ocl: a PyTorch-style error
-    # naming the dtype, no crash, and the device stays usable.
+def test_quantized_tensors_raise_a_clear_error(run_python):
+    # Quantized tensors cannot live on ocl (no Quantizedocl kernels): a
+    # PyTorch-style error, no crash, and the device stays usable.
     code = textwrap.dedent(
         """
+        import warnings; warnings.simplefilter("ignore")
         import torch, torch_ocl
         attempts = [
-            lambda: torch.empty(2, dtype=torch.float8_e4m3fn, device="ocl"),
-            lambda: torch.zeros(2, dtype=torch.float8_e5m2).to("ocl"),
+            lambda: torch.empty(2, dtype=torch.qint8, device="ocl"),
+            lambda: torch.quantize_per_tensor(torch.ones(2), 0.1, 0, torch.qint8).to("ocl"),
         ]
         for attempt in attempts:
             try:
                 attempt()
                 print("no error")
-            except (TypeError, RuntimeError) as e:
+            except (TypeError, RuntimeError, NotImplementedError) as e:
                 print(type(e).__name__ + ": " + str(e).splitlines()[0])
         print("after:", torch.ones(2, device="ocl").sum().item())
         """
@@ -71,8 +72,32 @@ def test_dtypes_without_ocl_storage_raise_a_clear_error(run_python):
     lines = proc.stdout.strip().splitlines()
     assert len(lines) == 3, proc.stdout
     for line in lines[:2]:
-        assert line.startswith(("TypeError", "RuntimeError")) and "Float8" in line, line
+        assert line.startswith("NotImplementedError") and "Quantizedocl" in line, line
     assert lines[2] == "after: 2.0"
+
+
+FLOAT8 = [torch.float8_e4m3fn, torch.float8_e5m2, torch.float8_e4m3fnuz, torch.float8_e5m2fnuz, torch.float8_e8m0fnu]
+
+
+@pytest.mark.parametrize("dtype", FLOAT8, ids=str)
+def test_float8_tensors_store_bytes_as_on_cuda(dtype):
+    # As CUDA: float8 tensors live on the device (creation, copies, casts,
+    # views, indexing); arithmetic raises as the CPU's and CUDA's does.
+    cpu = torch.randn(5, 6).to(dtype)
+    o = cpu.to("ocl")
+    bits = lambda t: t.cpu().view(torch.uint8)  # noqa: E731
+    assert o.dtype == dtype and torch.equal(bits(o), cpu.view(torch.uint8))
+    assert torch.equal(bits(o.t().contiguous()), cpu.t().contiguous().view(torch.uint8))  # strided device copy
+    assert torch.equal(bits(o[1:4, ::2].clone()), cpu[1:4, ::2].contiguous().view(torch.uint8))
+    assert torch.equal(o.float().cpu(), cpu.float())  # float8 -> float32 on the device
+    x = torch.randn(7)
+    assert torch.equal(bits(x.to("ocl").to(dtype)), x.to(dtype).view(torch.uint8))  # float32 -> float8
+    idx = torch.tensor([4, 0, 4])
+    assert torch.equal(bits(o.index_select(0, idx.to("ocl"))), cpu.index_select(0, idx).view(torch.uint8))
+    assert torch.empty(3, dtype=dtype, device="ocl").shape == (3,)
+    if dtype != torch.float8_e8m0fnu:
+        with pytest.raises(NotImplementedError, match="not implemented for 'Float8"):
+            o + o
 
 
 def test_complex_ops_without_kernels_run_on_the_counted_fallback(fallback_stats):

@@ -37,6 +37,9 @@ torch.utils.rename_privateuse1_backend("ocl")
 from . import device as _device_module  # noqa: E402
 
 torch._register_device_module("ocl", _device_module)
+from .storage_classes import install as _install_storage_classes  # noqa: E402
+
+_install_storage_classes(_device_module)
 torch.utils.generate_methods_for_privateuse1_backend(
     for_tensor=True, for_module=True, for_packed_sequence=True, for_storage=True
 )
