@@ -64,12 +64,12 @@ void check_floating(const Tensor& log_probs, const char* name) {
 std::tuple<Tensor, Tensor> ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths,
                                     IntArrayRef target_lengths, int64_t blank, bool zero_infinity) {
   check_floating(log_probs, "ctc_loss_cpu");
+  TORCH_CHECK(log_probs.numel() > 0, "log_probs tensor must not be empty");  // as the CPU's and CUDA's
   TORCH_CHECK(targets.scalar_type() == at::kLong || targets.scalar_type() == at::kInt,
               "ctc_loss: expected targets of type Long or Int, got ", targets.scalar_type());
   auto [nll, log_alpha] = at::native::ctc_loss_meta(log_probs, targets.to(at::kLong), input_lengths, target_lengths,
                                                     blank, zero_infinity);
   const int64_t N = log_probs.size(1);
-  if (N == 0) return {nll, log_alpha};
   const CtcTargets tg = device_targets(log_probs, targets, input_lengths, target_lengths);
   const auto device = log_probs.device().index();
   Launch l(device, "ctc", dtype_preamble(log_probs.scalar_type()), "ctc_alpha");

@@ -9,9 +9,10 @@
 // outputs (memory format included); the ratios come from ATen's own
 // UpSample.h helpers (area_pixel_compute_scale, compute_scales_value) in the
 // CPU's opmath type. Dtypes the CPU kernels take natively: floating types,
-// and uint8 for the nearest modes; others (the CPU's uint8 bilinear/bicubic
-// path, the integer types it rejects) go to the counted CPU fallback, which
-// gives the CPU's result or its error.
+// and uint8 for the nearest modes; other dtypes of the nearest modes go to
+// the counted CPU fallback, which gives the CPU's result or its error. The
+// linear and cubic modes raise for integral dtypes as CUDA does (the CPU has
+// a uint8 path CUDA lacks).
 #include <ATen/native/UpSample.h>
 #include <ATen/ops/_upsample_bicubic2d_aa_backward_meta.h>
 #include <ATen/ops/_upsample_bicubic2d_aa_meta.h>
@@ -53,6 +54,10 @@ using at::Tensor;
 using OptD = std::optional<double>;
 
 enum Mode : int64_t { kNearest = 0, kNearestExact = 1, kLinear = 2, kCubic = 3, kLinearAA = 4, kCubicAA = 5 };
+constexpr const char* mode_name(Mode m) {
+  constexpr const char* names[] = {"nearest", "nearest_exact", "linear", "cubic", "linear_aa", "cubic_aa"};
+  return names[m];
+}
 
 // Mirrors UpParams in kernels/upsample.cl.
 struct UpParams {
@@ -156,6 +161,10 @@ void nearest_backward_impl(at::impl::MetaBase&, const Tensor& grad_input, const 
 template <Mode M, class... S>
 void interp_impl(at::impl::MetaBase&, const Tensor& out, const Tensor& self, IntArrayRef, bool align_corners,
                  S... scales) {
+  // As CUDA (not the CPU, which has a uint8 path): linear and cubic modes
+  // take floating types only.
+  TORCH_CHECK_NOT_IMPLEMENTED(c10::isFloatingType(self.scalar_type()), "\"upsample_", mode_name(M),
+                              "\" not implemented for '", c10::toString(self.scalar_type()), "'");
   forward(out, self, M, align_corners, {scales...});
 }
 template <Mode M, class... S>
@@ -166,6 +175,8 @@ void interp_backward_impl(at::impl::MetaBase&, const Tensor& grad_input, const T
 
 bool floating(const Tensor& t) { return c10::isFloatingType(t.scalar_type()) && has_kernels(t.scalar_type()); }
 bool floating_or_byte(const Tensor& t) { return floating(t) || t.scalar_type() == at::kByte; }
+// Every real dtype reaches interp_impl, which raises for the integral ones.
+bool real(const Tensor& t) { return has_kernels(t.scalar_type()); }
 
 }  // namespace
 
@@ -201,13 +212,13 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
           IA, IA, D, D, D>::reg(m, "_upsample_nearest_exact3d_backward",
                                 "_upsample_nearest_exact3d_backward.grad_input");
   // linear / bicubic: (output_size, align_corners, scales...)
-  Guarded<structured_upsample_linear1d, &interp_impl<kLinear, D>, floating, IA, bool, D>::reg(
+  Guarded<structured_upsample_linear1d, &interp_impl<kLinear, D>, real, IA, bool, D>::reg(
       m, "upsample_linear1d", "upsample_linear1d.out");
-  Guarded<structured_upsample_bilinear2d, &interp_impl<kLinear, D, D>, floating, IA, bool, D, D>::reg(
+  Guarded<structured_upsample_bilinear2d, &interp_impl<kLinear, D, D>, real, IA, bool, D, D>::reg(
       m, "upsample_bilinear2d", "upsample_bilinear2d.out");
-  Guarded<structured_upsample_trilinear3d, &interp_impl<kLinear, D, D, D>, floating, IA, bool, D, D, D>::reg(
+  Guarded<structured_upsample_trilinear3d, &interp_impl<kLinear, D, D, D>, real, IA, bool, D, D, D>::reg(
       m, "upsample_trilinear3d", "upsample_trilinear3d.out");
-  Guarded<structured_upsample_bicubic2d, &interp_impl<kCubic, D, D>, floating, IA, bool, D, D>::reg(
+  Guarded<structured_upsample_bicubic2d, &interp_impl<kCubic, D, D>, real, IA, bool, D, D>::reg(
       m, "upsample_bicubic2d", "upsample_bicubic2d.out");
   // their backward ops: (output_size, input_size, align_corners, scales...)
   Guarded<structured_upsample_linear1d_backward, &interp_backward_impl<kLinear, D>, floating, IA, IA, bool,
@@ -219,9 +230,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   Guarded<structured_upsample_bicubic2d_backward, &interp_backward_impl<kCubic, D, D>, floating, IA, IA, bool, D,
           D>::reg(m, "upsample_bicubic2d_backward", "upsample_bicubic2d_backward.grad_input");
   // antialiased (F.interpolate(..., antialias=True))
-  Guarded<structured__upsample_bilinear2d_aa, &interp_impl<kLinearAA, D, D>, floating, IA, bool, D, D>::reg(
+  Guarded<structured__upsample_bilinear2d_aa, &interp_impl<kLinearAA, D, D>, real, IA, bool, D, D>::reg(
       m, "_upsample_bilinear2d_aa", "_upsample_bilinear2d_aa.out");
-  Guarded<structured__upsample_bicubic2d_aa, &interp_impl<kCubicAA, D, D>, floating, IA, bool, D, D>::reg(
+  Guarded<structured__upsample_bicubic2d_aa, &interp_impl<kCubicAA, D, D>, real, IA, bool, D, D>::reg(
       m, "_upsample_bicubic2d_aa", "_upsample_bicubic2d_aa.out");
   Guarded<structured__upsample_bilinear2d_aa_backward, &interp_backward_impl<kLinearAA, D, D>, floating, IA, IA,
           bool, D, D>::reg(m, "_upsample_bilinear2d_aa_backward", "_upsample_bilinear2d_aa_backward.grad_input");

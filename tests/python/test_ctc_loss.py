@@ -59,3 +59,14 @@ def test_ctc_loss_bad_input():
         F.ctc_loss(lp.to("ocl"), tg.to("ocl"), il, tl, blank=99)
     with pytest.raises(RuntimeError, match="input_lengths"):
         F.ctc_loss(lp.to("ocl"), tg.to("ocl"), il + 100, tl)
+
+
+@pytest.mark.parametrize("shape", [(0, 0, 4), (0, 2, 4), (5, 0, 4)])
+def test_empty_log_probs_raise_as_on_cpu(shape):
+    n = shape[1]
+    args = [torch.randn(shape).log_softmax(2), torch.ones(n, 1, dtype=torch.long),
+            torch.full((n,), shape[0], dtype=torch.long), torch.ones(n, dtype=torch.long)]
+    with pytest.raises(RuntimeError, match="log_probs tensor must not be empty"):
+        F.ctc_loss(*args, reduction="none")
+    with pytest.raises(RuntimeError, match="log_probs tensor must not be empty"):
+        F.ctc_loss(*[a.to("ocl") for a in args], reduction="none")

@@ -186,18 +186,22 @@ def test_upsample_errors(strict):
     same_error(lambda t: torch.ops.aten.upsample_nearest2d_backward(t, [8, 8], [2, 3, 4, 5]), torch.randn(2, 3, 8, 9))
 
 
-def test_upsample_integer_dtypes_follow_cpu(fallback_stats):
-    """Dtypes the kernels leave to the CPU (int32 nearest: the CPU raises;
-    uint8 bilinear: the CPU computes) behave as on the CPU, through the
-    counted fallback."""
+def test_upsample_integer_dtypes(fallback_stats):
+    """int32 nearest goes to the counted fallback (the CPU raises, as CUDA);
+    linear and cubic modes raise for integral dtypes as CUDA does, where the
+    CPU has a uint8 path (upstream test_nn's
+    test_upsamplingBiMode2d_nonsupported_dtypes)."""
     x = torch.randint(0, 100, (1, 2, 3, 4), dtype=torch.int32)
     with torch.ocl.fallback_mode("silent"):
         same_error(lambda t: F.interpolate(t, scale_factor=2), x)
-        u = x.to(torch.uint8)
-        assert torch.equal(F.interpolate(u.to(OCL), scale_factor=1.5, mode="bilinear").cpu(),
-                           F.interpolate(u, scale_factor=1.5, mode="bilinear"))
-    stats = fallback_stats()
-    assert stats.get("aten::upsample_nearest2d", 0) == 1 and stats.get("aten::upsample_bilinear2d", 0) == 1
+    assert fallback_stats().get("aten::upsample_nearest2d", 0) == 1
+    for dtype in (torch.uint8, torch.int32, torch.bool):
+        u = x.to(dtype).to(OCL)
+        for mode, antialias in [("bilinear", False), ("bilinear", True), ("bicubic", False), ("bicubic", True)]:
+            with pytest.raises(NotImplementedError, match="not implemented for"):
+                F.interpolate(u, scale_factor=1.5, mode=mode, antialias=antialias)
+        with pytest.raises(NotImplementedError, match="not implemented for"):
+            F.interpolate(u[0], scale_factor=1.5, mode="linear")
 
 
 # ---------------------------------------------------------------- padding
