@@ -272,7 +272,7 @@ def main(argv=None) -> int:
     parser.add_argument("--rerun-failed", action="store_true",
                         help="with --results-dir: run only the ocl tests that failed in the file's last results "
                              "and update those results (the file's other outcomes stay as recorded)")
-    parser.add_argument("--shard", default=None, help="i/n: run every n-th test of each file, starting at i")
+    parser.add_argument("--shard", default=None, help="i/n (0 <= i < n): run every n-th test of each file, starting at the i-th")
     args = parser.parse_args(argv)
 
     status = 0
