@@ -26,7 +26,7 @@ typedef struct {
 typedef double GA;
 static inline void atomic_add_ga(__global double* p, double v) {
   volatile __global ulong* w = (volatile __global ulong*)p;
-  ulong old = *w, assumed;
+  ulong old = atom_add(w, 0ul), assumed;  // atomic read (a plain one races)
   do {
     assumed = old;
     old = atom_cmpxchg(w, assumed, as_ulong(as_double(assumed) + v));
@@ -36,7 +36,7 @@ static inline void atomic_add_ga(__global double* p, double v) {
 typedef float GA;
 static inline void atomic_add_ga(__global float* p, float v) {
   volatile __global uint* w = (volatile __global uint*)p;
-  uint old = *w, assumed;
+  uint old = atomic_or(w, 0u), assumed;  // atomic read (a plain one races)
   do {
     assumed = old;
     old = atomic_cmpxchg(w, assumed, as_uint(as_float(assumed) + v));

@@ -56,7 +56,7 @@ static inline ushort float_to_half_bits(float f) {
 static inline void atomic_combine(__global ST* p, CT v) {
 #if ELEM_BYTES == 8
   volatile __global ulong* w = (volatile __global ulong*)p;
-  ulong old = *w, assumed;
+  ulong old = atom_add(w, 0ul), assumed;  // an atomic read: a plain one races with the exchanges
   do {
     assumed = old;
     const CT cur = FROM_BITS(assumed);
@@ -67,7 +67,7 @@ static inline void atomic_combine(__global ST* p, CT v) {
   volatile __global uint* w = (volatile __global uint*)(addr & ~(ulong)3);
   const uint shift = (uint)(addr & 3) * 8;
   const uint mask = ELEM_BYTES == 4 ? 0xffffffffu : (((1u << ((ELEM_BYTES * 8) % 32)) - 1u) << shift);
-  uint old = *w, assumed;
+  uint old = atomic_or(w, 0u), assumed;  // an atomic read: a plain one races with the exchanges
   do {
     assumed = old;
     const CT cur = FROM_BITS((BITS)(assumed >> shift));

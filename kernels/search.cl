@@ -86,7 +86,7 @@ __kernel void repeat_interleave_fill(__global const char* cb, ulong co, long nre
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 static inline void atomic_add_long(volatile __global long* p, long v) { atom_add(p, v); }
 static inline void atomic_add_float(volatile __global float* p, float v) {
-  uint old = as_uint(*p), assumed;
+  uint old = atomic_or((volatile __global uint*)p, 0u), assumed;  // atomic read (a plain one races)
   do {
     assumed = old;
     old = atomic_cmpxchg((volatile __global uint*)p, assumed, as_uint(as_float(assumed) + v));
@@ -95,7 +95,7 @@ static inline void atomic_add_float(volatile __global float* p, float v) {
 #ifdef ACC_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 static inline void atomic_add_double(volatile __global double* p, double v) {
-  ulong old = as_ulong(*p), assumed;
+  ulong old = atom_add((volatile __global ulong*)p, 0ul), assumed;  // atomic read (a plain one races)
   do {
     assumed = old;
     old = atom_cmpxchg((volatile __global ulong*)p, assumed, as_ulong(as_double(assumed) + v));
