@@ -110,6 +110,9 @@ def main(argv=None) -> int:
     else:
         pairs = sweep_driver.plan(args.ops.split(",") if args.ops else None,
                                   args.dtypes.split(",") if args.dtypes else None)
+        if not pairs:
+            parser.error(f"no (op, dtype) pair matches --ops {args.ops!r} --dtypes {args.dtypes!r} "
+                         "(ops by OpInfo full name: nn.functional.interpolate.bilinear, not the base name)")
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
         start = time.perf_counter()
 

@@ -113,7 +113,8 @@ def run(pairs: list, results_file: str, max_samples=None, hang_seconds: int = HA
                 "cpu_rejected": 0, "backward": False, "fallback_ops": [], "seconds": 0.0,
                 "detail": f"process died ({why}) {' '.join(stderr_tail)[:200]}".strip(),
             }
-    os.remove(pairs_file)
+    if os.path.exists(pairs_file):  # absent when every pair was done already
+        os.remove(pairs_file)
     done, _ = _read_results(results_file)
     done.update(crashed)
     with open(results_file, "w") as f:
