@@ -15,6 +15,7 @@
 #include <c10/core/DeviceGuard.h>
 
 #include "backend/device_checks.h"
+#include "backend/device_profile.h"
 #include "backend/device_ptr.h"
 #include "backend/kernel_launch.h"
 #include "backend/runtime.h"
@@ -157,7 +158,7 @@ void copy_device_to_device(const at::Tensor& dst, const at::Tensor& src) {
   if (dst.scalar_type() == src.scalar_type() && dense(dst) && dense(src) &&
       dst.sizes() == src.sizes() && dst.strides() == src.strides()) {
     if (dst.data_ptr() == src.data_ptr()) return;
-    if (!device_info(device).is_gpu()) {  // CPU devices: a kernel copy is faster (bench/README.md)
+    if (device_profile(device).kernel_copy) {  // CPU devices: a kernel copy is faster (bench/README.md)
       const c10::ScalarType bits = bits_dtype(dst.scalar_type());
       Launch(device, "copy", dtype_preamble(bits) + dtype_preamble(bits, "SRC_"), "copy_dense")
           .value<int64_t>(dst.numel())

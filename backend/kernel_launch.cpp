@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "backend/cl_objects.h"
+#include "backend/device_profile.h"
 #include "backend/device_ptr.h"
 #include "backend/program_cache.h"
 #include "backend/runtime.h"
@@ -423,9 +424,9 @@ void Launch::enqueue(size_t total, size_t local, const size_t* offsets) {
   lock_.unlock();
 }
 
-int contiguous_block(c10::DeviceIndex device) { return device_info(device).is_gpu() ? 1 : 8; }
+int contiguous_block(c10::DeviceIndex device) { return device_profile(device).contiguous_block; }
 
-bool one_buffer_variants(c10::DeviceIndex device) { return !device_info(device).is_gpu(); }
+bool one_buffer_variants(c10::DeviceIndex device) { return device_profile(device).one_buffer_variants; }
 
 namespace {
 thread_local size_t tls_one_buffer_launches = 0;

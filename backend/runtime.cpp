@@ -11,6 +11,8 @@
 #include <mutex>
 #include <sstream>
 
+#include "backend/device_profile.h"
+
 namespace torch_ocl {
 namespace {
 
@@ -66,10 +68,10 @@ bool selected(const DeviceInfo& d, size_t index, const char* filter) {
   return false;
 }
 
-// TORCH_OCL_SUBMIT_BATCH, or 32 for CPU devices and 1 elsewhere.
+// TORCH_OCL_SUBMIT_BATCH, or the device profile's.
 int default_launch_batch(const DeviceInfo& d) {
   if (const char* env = std::getenv("TORCH_OCL_SUBMIT_BATCH"); env && *env) return std::max(1, std::atoi(env));
-  return (d.type & CL_DEVICE_TYPE_CPU) ? 32 : 1;
+  return profile_for(d).submit_batch;
 }
 
 }  // namespace

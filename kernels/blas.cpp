@@ -27,6 +27,7 @@
 
 #include <cstdio>
 
+#include "backend/device_profile.h"
 #include "backend/same_device.h"
 #include "backend/device_ptr.h"
 #include "backend/fallback.h"
@@ -148,7 +149,7 @@ bool use_own_gemm(const at::Tensor& out) {
     const char* env = std::getenv("TORCH_OCL_OWN_GEMM");
     return !(env && std::string(env) == "0");
   }();
-  return enabled && !device_info(out.device().index()).is_gpu() && clblast_type(out.scalar_type());
+  return enabled && device_profile(out.device().index()).own_gemm && clblast_type(out.scalar_type());
 }
 
 // Skinny products on CPU devices (PoCL): CLBlast pads C to its tile width and
@@ -163,7 +164,7 @@ bool use_small_n(const at::Tensor& out) {
   }();
   const int64_t nd = out.dim();
   return enabled && nd == 2 && out.size(1) <= (use_own_gemm(out) ? kSmallNWithOwnGemm : kSmallN) && out.size(0) >= 64 &&
-         !device_info(out.device().index()).is_gpu() && clblast_type(out.scalar_type());
+         device_profile(out.device().index()).own_gemm && clblast_type(out.scalar_type());
 }
 
 void gemm_small_n(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, double alpha, double beta) {

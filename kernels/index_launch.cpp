@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "backend/device_checks.h"
+#include "backend/device_profile.h"
 #include "backend/kernel_launch.h"
 #include "backend/program_cache.h"
 #include "backend/runtime.h"
@@ -51,8 +52,8 @@ int64_t index_block(c10::DeviceIndex device, int64_t n) {
     return env ? std::atoll(env) : 0;
   }();
   if (dev > 0) return dev;
+  if (!device_profile(device).index_blocks) return 1;
   const auto& info = device_info(device);
-  if (info.is_gpu()) return 1;
   const int64_t units = std::max<int64_t>(1, info.compute_units);
   return std::clamp<int64_t>(n / (units * 256 * 4), contiguous_block(device), 256);
 }

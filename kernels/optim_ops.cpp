@@ -7,6 +7,7 @@
 #include <ATen/ops/empty.h>
 #include <torch/library.h>
 
+#include "backend/device_profile.h"
 #include "backend/kernel_launch.h"
 #include "backend/runtime.h"
 
@@ -44,7 +45,7 @@ struct Contig {
 // Elements per work item (PER_ITEM in kernels/optim.cl): 1 on GPUs, a
 // contiguous run of 32 on CPU devices (measured with PoCL: 3-4x faster than
 // one element per item).
-int64_t per_item(c10::DeviceIndex device) { return device_info(device).is_gpu() ? 1 : 32; }
+int64_t per_item(c10::DeviceIndex device) { return device_profile(device).optim_per_item; }
 
 // "#define NAME 0|1" lines: the kernels' compile-time options.
 std::string flags(c10::DeviceIndex device, std::initializer_list<std::pair<const char*, bool>> options) {

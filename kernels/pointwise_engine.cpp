@@ -15,6 +15,7 @@
 #include <cstring>
 #include <string>
 
+#include "backend/device_profile.h"
 #include "backend/device_ptr.h"
 #include "backend/kernel_launch.h"
 #include "backend/program_cache.h"
@@ -71,7 +72,7 @@ const char* param_type(char kind, c10::ScalarType compute) {
 // 16 (one 64-byte line of float32) in a constant-count loop the compiler
 // unrolls and vectorises (bench/README.md: 1M add 23-25 GB/s with 8 elements
 // in a loop bounded by n, 80-90 GB/s so); GPUs keep one element per item.
-int pointwise_block(c10::DeviceIndex device) { return device_info(device).is_gpu() ? 1 : 16; }
+int pointwise_block(c10::DeviceIndex device) { return device_profile(device).pointwise_block; }
 
 const char* input_name(int i) {
   static const char* names[] = {"a", "b", "c", "d", "e"};

@@ -86,17 +86,6 @@ void run_spread(Launch& launch, int64_t items) {
   else launch.run_items(static_cast<size_t>(items));
 }
 
-// TORCH_OCL_REDUCE_PATHS=gpu: the GPU-class launch paths (work groups with
-// local-memory trees, no lanes) on any device, so that tests check them on a
-// CPU device too.
-bool gpu_paths() {
-  static const bool v = [] {
-    const char* e = std::getenv("TORCH_OCL_REDUCE_PATHS");
-    return e != nullptr && std::strcmp(e, "gpu") == 0;
-  }();
-  return v;
-}
-
 // Whether `op` folds in cascade (kernels/reduce_engine.cl: CASCADE_LOOP):
 // floating sums and their kin (ACC or Welford accumulators over floating or
 // complex input; complex sums accumulate in T). Min / max / arg / logical /
@@ -282,7 +271,7 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
   // On CPU devices the item-per-result reductions whose first kept dim is
   // contiguous take LANES neighbouring results per item.
   const bool contiguous_reduction = ix.n_red > 0 && ix.red_in[0] == 1;
-  const int lanes = gpu_paths() ? 1 : contiguous_block(device);
+  const int lanes = contiguous_block(device);  // 1 with the gpu profile: work-group trees, no lanes
   Mode mode = red_numel <= 16 || (out_numel >= 64 && (!contiguous_reduction || lanes > 1)) ? Mode::Items : Mode::Groups;
   if (mode == Mode::Items && lanes > 1 && ix.n_kept > 0 && ix.kept_in[0] == 1 && ix.kept_sizes[0] > 1)
     mode = Mode::Lanes;

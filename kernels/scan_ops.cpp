@@ -16,6 +16,7 @@
 
 #include <string>
 
+#include "backend/device_profile.h"
 #include "backend/program_cache.h"
 #include "backend/same_device.h"
 #include "backend/runtime.h"
@@ -60,8 +61,7 @@ void scan(ScanOp op, const at::Tensor& out, const at::Tensor& in, int64_t dim,
   if (acc == "double" || elem == c10::kDouble) preamble = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" + preamble;
   // Many rows keep the device busy one row per work item; a few long rows
   // take a work group each.
-  const auto& info = device_info(device);
-  const int64_t few_rows = info.is_gpu() ? 4096 : 2 * std::max<int64_t>(1, info.compute_units);
+  const int64_t few_rows = device_profile(device).scan_few_rows;
   // Complex logcumsumexp stays serial: the CPU's running value keeps its
   // imaginary part unreduced (each step adds an angle in (-pi, pi] to the
   // larger operand's), so another association order ends 2 pi k apart.

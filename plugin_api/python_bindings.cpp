@@ -11,6 +11,7 @@
 #include "backend/kernel_launch.h"
 #include "backend/program_cache.h"
 #include "backend/device_checks.h"
+#include "backend/device_profile.h"
 #include "backend/runtime.h"
 #include "backend/user_kernel.h"
 #include "kernels/blas.h"
@@ -39,6 +40,7 @@ py::dict device_properties(int index) {
   p["max_work_group_size"] = d.max_work_group_size;
   p["fp64"] = d.fp64;
   p["fp16"] = d.fp16;
+  p["profile"] = device_profile(static_cast<c10::DeviceIndex>(index)).name();  // backend/device_profile.h
   // Where the device sits in the OpenCL enumeration (CLBlast's tools take
   // -platform P -device D).
   cl_uint np = 0, nd = 0;

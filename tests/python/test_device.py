@@ -336,3 +336,14 @@ def test_legacy_typed_storage_classes():
     assert not hasattr(torch.ocl, "QInt8Storage")  # no quantized tensors on ocl
     with pytest.raises(RuntimeError, match="from_buffer"):
         torch.ocl.FloatStorage.from_buffer(b"\0" * 8)
+
+
+def test_device_profile_follows_the_device_class_and_the_override(run_python):
+    props = torch.ocl.get_device_properties(0)
+    assert props.profile == ("gpu" if props.type.lower() == "gpu" else "cpu")
+    code = "import torch, torch_ocl; print(torch.ocl.get_device_properties(0).profile)"
+    for forced in ("cpu", "gpu"):
+        proc = run_python(code, env={"TORCH_OCL_DEVICE_PROFILE": forced})
+        assert proc.returncode == 0 and proc.stdout.strip() == forced, proc.stderr[-2000:]
+    proc = run_python(code, env={"TORCH_OCL_DEVICE_PROFILE": "fast"})
+    assert proc.returncode != 0 and "TORCH_OCL_DEVICE_PROFILE must be cpu or gpu" in proc.stderr

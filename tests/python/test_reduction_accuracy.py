@@ -149,7 +149,7 @@ def test_group_norm_stats(strict):
 
 def test_gpu_class_paths(run_python):
     """The GPU-class launch paths (work groups, local-memory trees;
-    TORCH_OCL_REDUCE_PATHS=gpu) are as accurate."""
+    TORCH_OCL_DEVICE_PROFILE=gpu) are as accurate."""
     code = (
         "import torch, torch_ocl\n"
         "g = torch.Generator().manual_seed(0)\n"
@@ -159,7 +159,7 @@ def test_gpu_class_paths(run_python):
         "    ref = f(x.double())\n"
         "    e = lambda r: ((r.cpu().double() - ref).abs() / ref.abs()).mean().item()\n"
         "    print(e(f(x.to('ocl'))), e(f(x)))\n")
-    r = run_python(code, env={"TORCH_OCL_REDUCE_PATHS": "gpu"})
+    r = run_python(code, env={"TORCH_OCL_DEVICE_PROFILE": "gpu"})
     assert r.returncode == 0, r.stderr
     pairs = [tuple(map(float, line.split())) for line in r.stdout.split("\n") if line.strip()]
     assert len(pairs) == 5
