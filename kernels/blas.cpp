@@ -483,6 +483,35 @@ at::Tensor vdot(const at::Tensor& self, const at::Tensor& other) {
   return dot_impl<ATEN_OP(vdot)>(self, other, "vdot");
 }
 
+// addr (outer-product update): ATen's CompositeExplicitAutograd math_addr
+// serves non-CPU/CUDA backends but skips the scalar checks of the CPU's and
+// CUDA's kernels (a bool beta on float tensors, a float alpha on integral
+// ones ran instead of raising). Here: the same checks and shapes as theirs,
+// then the same composition (beta == 0 ignores self, NaN included).
+void check_addr_scalar(c10::ScalarType dtype, const c10::Scalar& scalar, const char* name) {
+  TORCH_CHECK(!scalar.isBoolean() || dtype == at::kBool, "Boolean ", name, " only supported for Boolean results.");
+  TORCH_CHECK(c10::isFloatingType(dtype) || c10::isComplexType(dtype) || scalar.isIntegral(true),
+              "For integral input tensors, argument ", name, " must not be a floating point number.");
+}
+
+at::Tensor addr(const at::Tensor& self, const at::Tensor& vec1, const at::Tensor& vec2, const c10::Scalar& beta,
+                const c10::Scalar& alpha) {
+  TORCH_CHECK(vec1.dim() == 1, "addr: Expected 1-D argument vec1, but got ", vec1.dim(), "-D");
+  TORCH_CHECK(vec2.dim() == 1, "addr: Expected 1-D argument vec2, but got ", vec2.dim(), "-D");
+  const c10::ScalarType dtype = c10::promoteTypes(c10::promoteTypes(self.scalar_type(), vec1.scalar_type()),
+                                                  vec2.scalar_type());
+  check_addr_scalar(dtype, beta, "beta");
+  check_addr_scalar(dtype, alpha, "alpha");
+  const at::Tensor base = self.expand({vec1.size(0), vec2.size(0)});  // CPU's and CUDA's shape rule
+  const at::Tensor outer = at::outer(vec1, vec2);
+  const at::Tensor scaled = alpha.toComplexDouble() == 1.0 ? outer : alpha * outer;
+  at::Tensor out;
+  if (beta.toComplexDouble() == 0.0) out = scaled;
+  else if (beta.toComplexDouble() == 1.0) out = base + scaled;
+  else out = beta * base + scaled;
+  return out.to(dtype);
+}
+
 using TensorRef = const at::Tensor&;
 using ScalarRef = const c10::Scalar&;
 
@@ -503,6 +532,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   ::torch_ocl::register_checked<&addbmm_out>(m, "addbmm.out");
   ::torch_ocl::register_checked<&dot>(m, "dot");
   ::torch_ocl::register_checked<&vdot>(m, "vdot");
+  ::torch_ocl::register_checked<&addr>(m, "addr");
 }
 
 }  // namespace torch_ocl

@@ -446,3 +446,30 @@ def test_tiled_matmul_4d_and_backward(strict):
     compare(dy.detach(), y.detach())
     compare(da.grad, a.grad)
     compare(db.grad, b.grad)
+
+
+def test_addr_checks_and_results_as_cpu():
+    # ATen's math_addr (the composite other backends get) skips the scalar
+    # checks of the CPU's and CUDA's addr; ocl's addr has them (upstream
+    # test_linalg's test_addr_*).
+    m, a, b = torch.randn(3, 4), torch.randn(3), torch.randn(4)
+    mi, ai, bi = torch.randint(-2, 2, (3, 4)), torch.randint(-2, 2, (3,)), torch.randint(-2, 2, (4,))
+    on = lambda *ts: [t.to("ocl") for t in ts]  # noqa: E731
+    for args, kw, msg in [((m, a, b), dict(beta=True), "Boolean beta only supported for Boolean results"),
+                          ((m, a, b), dict(alpha=True), "Boolean alpha only supported for Boolean results"),
+                          ((mi, ai, bi), dict(beta=2.0), "argument beta must not be a floating point number"),
+                          ((mi, ai, bi), dict(alpha=1.5), "argument alpha must not be a floating point number"),
+                          ((m, m, b), {}, "Expected 1-D argument vec1")]:
+        with pytest.raises(RuntimeError, match=msg):
+            torch.addr(*args, **kw)
+        with pytest.raises(RuntimeError, match=msg):
+            torch.addr(*on(*args), **kw)
+    nan_self = m.clone()
+    nan_self[0, 0] = float("nan")
+    for args, kw in [((m, a, b), {}), ((m, a, b), dict(beta=0.5, alpha=2)), ((nan_self, a, b), dict(beta=0)),
+                     ((mi, ai, bi), dict(beta=2, alpha=3)), ((m[0], a, b), {}),
+                     ((m > 0, a > 0, b > 0), dict(beta=False))]:
+        assert_close(torch.addr(*on(*args), **kw).cpu(), torch.addr(*args, **kw), equal_nan=True)
+    out = torch.empty(3, 4, device="ocl")
+    torch.addr(*on(m, a, b), beta=2, out=out)
+    assert_close(out.cpu(), torch.addr(m, a, b, beta=2))
