@@ -160,7 +160,8 @@ void copy_device_to_device(const at::Tensor& dst, const at::Tensor& src) {
     if (dst.data_ptr() == src.data_ptr()) return;
     if (device_profile(device).kernel_copy) {  // CPU devices: a kernel copy is faster (bench/README.md)
       const c10::ScalarType bits = bits_dtype(dst.scalar_type());
-      Launch(device, "copy", dtype_preamble(bits) + dtype_preamble(bits, "SRC_"), "copy_dense")
+      Launch(device, source_kernel(device, "copy", "copy_dense", kernel_variant({static_cast<int>(bits)}),
+                                   [&] { return dtype_preamble(bits) + dtype_preamble(bits, "SRC_"); }))
           .value<int64_t>(dst.numel())
           .tensor(dst)
           .tensor(src)
@@ -188,7 +189,9 @@ void copy_device_to_device(const at::Tensor& dst, const at::Tensor& src) {
     check_dtype_supported(in_t, device);
   }
   const Indexer ix = make_indexer(iter);
-  Launch(device, "copy", dtype_preamble(out_t) + dtype_preamble(in_t, "SRC_"), "copy_cast")
+  Launch(device, source_kernel(device, "copy", "copy_cast",
+                               kernel_variant({static_cast<int>(out_t), static_cast<int>(in_t)}),
+                               [&] { return dtype_preamble(out_t) + dtype_preamble(in_t, "SRC_"); }))
       .value(ix)
       .value<int64_t>(iter.numel())
       .tensor(iter.tensor_base(0))

@@ -111,8 +111,14 @@ const ClType& engine_type(c10::ScalarType dtype) {
   return cl_type(dtype);
 }
 
-CachedKernel& cached_kernel(c10::DeviceIndex device, KernelKey key,
-                            c10::function_ref<GeneratedKernel()> make) {
+namespace {
+
+// The kernel for (device, key): this thread's table, else the shared one,
+// else `build` (run outside the table's lock: a cold compile of one op does
+// not stall launches of others; two threads may build the same kernel once
+// each, the first one stored wins).
+CachedKernel& lookup_or_build(c10::DeviceIndex device, KernelKey key,
+                              c10::function_ref<std::unique_ptr<CachedKernel>()> build) {
   const DeviceKernelKey k{device, key};
   if (auto it = tls_kernels.find(k); it != tls_kernels.end()) {
     ++tls_hits;
@@ -128,19 +134,7 @@ CachedKernel& cached_kernel(c10::DeviceIndex device, KernelKey key,
     }
   }
   if (found == nullptr) {
-    // Generated and built outside the table's lock: a cold compile of one op
-    // does not stall launches of others. Two threads may build the same
-    // kernel once each; the first one stored wins.
-    GeneratedKernel g = make();
-    cl_program program = build_program(device, g.label, g.source);
-    std::unique_ptr<CachedKernel> ck;
-    try {
-      ck = create_kernel(device, program, g.kernel, g.label);
-    } catch (...) {
-      release_program(program);
-      throw;
-    }
-    release_program(program);  // the kernel holds it
+    std::unique_ptr<CachedKernel> ck = build();
     std::lock_guard<std::mutex> lock(t.mutex);
     auto& slot = t.kernels[k];
     if (!slot) {
@@ -153,6 +147,41 @@ CachedKernel& cached_kernel(c10::DeviceIndex device, KernelKey key,
   }
   tls_kernels.emplace(k, found);
   return *found;
+}
+
+// FNV-1a over a C string, continuing from `h`.
+uint64_t name_hash(const char* s, uint64_t h = 1469598103934665603ull) {
+  for (; *s; ++s) h = (h ^ static_cast<unsigned char>(*s)) * 1099511628211ull;
+  return h;
+}
+
+}  // namespace
+
+CachedKernel& cached_kernel(c10::DeviceIndex device, KernelKey key,
+                            c10::function_ref<GeneratedKernel()> make) {
+  return lookup_or_build(device, key, [&] {
+    GeneratedKernel g = make();
+    cl_program program = build_program(device, g.label, g.source);
+    std::unique_ptr<CachedKernel> ck;
+    try {
+      ck = create_kernel(device, program, g.kernel, g.label);
+    } catch (...) {
+      release_program(program);
+      throw;
+    }
+    release_program(program);  // the kernel holds it
+    return ck;
+  });
+}
+
+CachedKernel& source_kernel(c10::DeviceIndex device, const char* source, const char* kernel, uint64_t variant,
+                            c10::function_ref<std::string()> preamble) {
+  // The top bit keeps these keys apart from the engines' (an op descriptor's address).
+  const KernelKey key{name_hash(kernel, name_hash(source)) | (1ull << 63), variant};
+  return lookup_or_build(device, key, [&] {
+    // The program cache owns the program (shared by the source's kernels).
+    return create_kernel(device, get_program(device, source, preamble()), kernel, source);
+  });
 }
 
 KernelCacheStats kernel_cache_stats() {

@@ -11,6 +11,7 @@
 #include <c10/util/SmallVector.h>
 
 #include <array>
+#include <initializer_list>
 #include <mutex>
 #include <string>
 
@@ -112,6 +113,20 @@ void forget_kernel_args();
 // source, which is built through the program cache (memory + disk).
 CachedKernel& cached_kernel(c10::DeviceIndex device, KernelKey key,
                             c10::function_ref<GeneratedKernel()> make);
+// The kernel `kernel` of kernels/<source>.cl, found by an integer key:
+// `variant` must determine everything `preamble` returns (dtypes, options;
+// pack them with kernel_variant). The preamble is built, and the program
+// cache consulted, only when (device, source, kernel, variant) is new; a warm
+// call is cached_kernel's lock-free thread-local probe (plus hashing the two
+// names). Launch(device, source_kernel(...)) runs it.
+CachedKernel& source_kernel(c10::DeviceIndex device, const char* source, const char* kernel, uint64_t variant,
+                            c10::function_ref<std::string()> preamble);
+// Packs small integers (dtypes as ints, flags) into a variant, 8 bits each.
+constexpr uint64_t kernel_variant(std::initializer_list<int> parts) {
+  uint64_t v = 0;
+  for (int p : parts) v = (v << 8) | static_cast<uint8_t>(p);
+  return v;
+}
 struct KernelCacheStats {
   size_t thread_hits = 0;  // this thread's lock-free hits
   size_t shared_hits = 0;  // found in the shared table (first use on a thread)

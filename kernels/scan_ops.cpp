@@ -51,14 +51,18 @@ void scan(ScanOp op, const at::Tensor& out, const at::Tensor& in, int64_t dim,
   const Slices s = indices.defined() ? slices_along({out, in, indices}, {dim}) : slices_along({out, in}, {dim});
   const bool complex = c10::isComplexType(dtype);  // cumprod, logcumsumexp (cumsum scans the real view)
   const c10::ScalarType elem = complex ? c10::toRealValueType(dtype) : dtype;
-  const std::string acc = scan_acc_type(op, elem, device);
-  std::string preamble = dtype_preamble(elem) + "#define SCAN_OP " + std::to_string(op) + "\n#define SCAN_T " + acc +
-                         (complex ? "2\n#define SCAN_COMPLEX 1\n#define CONVERT_SCAN_T convert_" + acc +
-                                        "2\n#define CONVERT_ST2 convert_" + cl_type(elem).storage + "2\n"
-                                  : "\n");
-  if (complex && op == kLogcumsumexp)  // c_logaddexp
-    preamble += "#define T " + acc + "2\n#define R " + acc + "\n" + kernel_source("complex_lib");
-  if (acc == "double" || elem == c10::kDouble) preamble = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" + preamble;
+  // Built only when the kernel is new: (op, elem, complex) determine it.
+  auto preamble = [&] {
+    const std::string acc = scan_acc_type(op, elem, device);
+    std::string p = dtype_preamble(elem) + "#define SCAN_OP " + std::to_string(op) + "\n#define SCAN_T " + acc +
+                    (complex ? "2\n#define SCAN_COMPLEX 1\n#define CONVERT_SCAN_T convert_" + acc +
+                                   "2\n#define CONVERT_ST2 convert_" + cl_type(elem).storage + "2\n"
+                             : "\n");
+    if (complex && op == kLogcumsumexp)  // c_logaddexp
+      p += "#define T " + acc + "2\n#define R " + acc + "\n" + kernel_source("complex_lib");
+    if (acc == "double" || elem == c10::kDouble) p = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" + p;
+    return p;
+  };
   // Many rows keep the device busy one row per work item; a few long rows
   // take a work group each.
   const int64_t few_rows = device_profile(device).scan_few_rows;
@@ -66,7 +70,8 @@ void scan(ScanOp op, const at::Tensor& out, const at::Tensor& in, int64_t dim,
   // imaginary part unreduced (each step adds an angle in (-pi, pi] to the
   // larger operand's), so another association order ends 2 pi k apart.
   const bool group = len >= 256 && s.count < few_rows && !(complex && op == kLogcumsumexp);
-  Launch l(device, "scan", preamble, group ? "scan_group" : "scan_serial");
+  Launch l(device, source_kernel(device, "scan", group ? "scan_group" : "scan_serial",
+                                 kernel_variant({static_cast<int>(op), static_cast<int>(elem), complex}), preamble));
   l.value(s.ix).value<int64_t>(s.count).value<int64_t>(len).value<int64_t>(out.stride(dim))
       .value<int64_t>(in.stride(dim)).value<int64_t>(indices.defined() ? indices.stride(dim) : 0)
       .device_pointer(s.base[0]).device_pointer(s.base[1]);

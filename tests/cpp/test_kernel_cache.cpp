@@ -86,3 +86,32 @@ TEST(KernelCache, OneBufferLaunchesKeepTheirArguments) {
   const auto expected = a.cpu() + b.cpu();
   for (const auto& o : outs) EXPECT_TRUE(torch::allclose(o.cpu(), expected));
 }
+
+// Kernels of kernels/*.cl sources (source_kernel): a warm device copy (dense
+// and strided) and a warm cumsum find their kernel by integer key too: no
+// program-cache lookup, no preamble string, no shared table.
+TEST(KernelCache, WarmSourceKernelLaunchesDoNoProgramCacheLookup) {
+  auto a = torch::randn({64, 64}).to(torch_ocl::device());
+  auto dense = torch::empty_like(a), strided = torch::empty_like(a), scanned = torch::empty_like(a);
+  auto run = [&] {
+    dense.copy_(a);           // copy_dense (CPU devices) or clEnqueueCopyBuffer (GPUs)
+    strided.copy_(a.t());     // copy_cast
+    torch::cumsum_out(scanned, a, 1);
+  };
+  run();  // cold
+  torch_ocl::synchronize();
+  const auto programs_before = torch_ocl::program_cache_stats();
+  const auto kernels_before = torch_ocl::kernel_cache_stats();
+  for (int i = 0; i < 10; ++i) run();
+  torch_ocl::synchronize();
+  const auto programs_after = torch_ocl::program_cache_stats();
+  const auto kernels_after = torch_ocl::kernel_cache_stats();
+  EXPECT_EQ(programs_after.memory_hits, programs_before.memory_hits);
+  EXPECT_EQ(programs_after.compiles, programs_before.compiles);
+  EXPECT_EQ(kernels_after.builds, kernels_before.builds);
+  EXPECT_EQ(kernels_after.shared_hits, kernels_before.shared_hits);
+  EXPECT_GE(kernels_after.thread_hits - kernels_before.thread_hits, 20u);  // copy_cast and the scan, x10
+  EXPECT_TRUE(torch::equal(dense.cpu(), a.cpu()));
+  EXPECT_TRUE(torch::equal(strided.cpu(), a.cpu().t()));
+  EXPECT_TRUE(torch::allclose(scanned.cpu(), torch::cumsum(a.cpu(), 1), 1e-4, 1e-5));
+}
