@@ -83,7 +83,8 @@ void launch_rows(const char* kernel, c10::ScalarType dtype, std::initializer_lis
                  int64_t N, std::optional<double> eps, bool rms) {
   const auto device = tensors.begin()->device().index();
   check_dtype_supported(dtype, device);
-  Launch l(device, "norm", dtype_preamble(dtype), kernel);
+  Launch l(device, source_kernel(device, "norm", kernel, kernel_variant({static_cast<int>(dtype)}),
+                                 [&] { return dtype_preamble(dtype); }));
   const size_t local = l.pow2_work_group();
   for (const auto& t : tensors) {
     if (t.defined()) l.tensor(t);

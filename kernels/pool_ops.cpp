@@ -127,7 +127,8 @@ void run_pool(const char* kernel, const PoolParams& p, std::initializer_list<at:
   const auto device = first.device().index();
   const auto dtype = first.scalar_type();
   check_dtype_supported(dtype, device);
-  Launch l(device, "pool", pool_preamble(dtype), kernel);
+  Launch l(device, source_kernel(device, "pool", kernel, kernel_variant({static_cast<int>(dtype)}),
+                                 [&] { return pool_preamble(dtype); }));
   for (const auto& t : tensors) l.tensor(t);
   l.value(p);
   if (check) check_arg(l, device, check);
@@ -519,7 +520,9 @@ void fractional_max_impl(at::impl::MetaBase&, const Tensor& out, const Tensor& i
   const Tensor smp = samples.contiguous();
   const auto device = self.device().index();
   check_dtype_supported(self.scalar_type(), device);
-  Launch l(device, "pool", pool_preamble(self.scalar_type()), "fractional_max_forward");
+  const auto dtype = self.scalar_type();
+  Launch l(device, source_kernel(device, "pool", "fractional_max_forward", kernel_variant({static_cast<int>(dtype)}),
+                                 [&] { return pool_preamble(dtype); }));
   l.tensor(out).tensor(indices).tensor(self).tensor(smp).value<int64_t>(Dims).value(p);
   l.run_items(static_cast<size_t>(out.numel()));
 }

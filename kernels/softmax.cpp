@@ -28,7 +28,8 @@ void launch_rows(const char* kernel, bool log, c10::ScalarType dtype,
   const auto device = first.device().index();
   check_dtype_supported(dtype, device);
   TORCH_CHECK(c10::isFloatingType(dtype), "\"", kernel, "\" not implemented for '", dtype, "'");
-  Launch l(device, "softmax", dtype_preamble(dtype) + (log ? "#define LOG 1\n" : ""), kernel);
+  Launch l(device, source_kernel(device, "softmax", kernel, kernel_variant({static_cast<int>(dtype), log}),
+                                 [&] { return dtype_preamble(dtype) + (log ? "#define LOG 1\n" : ""); }));
   const size_t local = l.pow2_work_group();
   for (const auto& t : tensors) l.tensor(t);
   l.value(M).value(N).local_memory(local * 8).run(static_cast<size_t>(M) * local, local);

@@ -88,15 +88,20 @@ TEST(KernelCache, OneBufferLaunchesKeepTheirArguments) {
 }
 
 // Kernels of kernels/*.cl sources (source_kernel): a warm device copy (dense
-// and strided) and a warm cumsum find their kernel by integer key too: no
-// program-cache lookup, no preamble string, no shared table.
+// and strided), cumsum, layer_norm, max_pool2d and softmax find their kernel
+// by integer key too: no program-cache lookup, no preamble string, no shared
+// table.
 TEST(KernelCache, WarmSourceKernelLaunchesDoNoProgramCacheLookup) {
   auto a = torch::randn({64, 64}).to(torch_ocl::device());
   auto dense = torch::empty_like(a), strided = torch::empty_like(a), scanned = torch::empty_like(a);
+  torch::Tensor normed, pooled, soft;
   auto run = [&] {
     dense.copy_(a);           // copy_dense (CPU devices) or clEnqueueCopyBuffer (GPUs)
     strided.copy_(a.t());     // copy_cast
     torch::cumsum_out(scanned, a, 1);
+    normed = torch::layer_norm(a, {64});
+    pooled = torch::max_pool2d(a.view({1, 1, 64, 64}), 2);
+    soft = torch::softmax(a, 1);
   };
   run();  // cold
   torch_ocl::synchronize();
@@ -110,8 +115,11 @@ TEST(KernelCache, WarmSourceKernelLaunchesDoNoProgramCacheLookup) {
   EXPECT_EQ(programs_after.compiles, programs_before.compiles);
   EXPECT_EQ(kernels_after.builds, kernels_before.builds);
   EXPECT_EQ(kernels_after.shared_hits, kernels_before.shared_hits);
-  EXPECT_GE(kernels_after.thread_hits - kernels_before.thread_hits, 20u);  // copy_cast and the scan, x10
+  EXPECT_GE(kernels_after.thread_hits - kernels_before.thread_hits, 50u);  // copy_cast, scan, norm, pool, softmax, x10
   EXPECT_TRUE(torch::equal(dense.cpu(), a.cpu()));
   EXPECT_TRUE(torch::equal(strided.cpu(), a.cpu().t()));
   EXPECT_TRUE(torch::allclose(scanned.cpu(), torch::cumsum(a.cpu(), 1), 1e-4, 1e-5));
+  EXPECT_TRUE(torch::allclose(normed.cpu(), torch::layer_norm(a.cpu(), {64}), 1e-4, 1e-5));
+  EXPECT_TRUE(torch::equal(pooled.cpu(), torch::max_pool2d(a.cpu().view({1, 1, 64, 64}), 2)));
+  EXPECT_TRUE(torch::allclose(soft.cpu(), torch::softmax(a.cpu(), 1), 1e-4, 1e-6));
 }
