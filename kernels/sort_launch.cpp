@@ -36,6 +36,15 @@ int64_t select_chunk(int64_t kk) { return kk <= 32 ? 256 : 1024; }
 // The dtype-free network program.
 const std::string kNetwork = "#define SORT_NETWORK 1\n";
 
+// Their kernels by integer key (source_kernel: no preamble built when warm).
+CachedKernel& network_kernel(c10::DeviceIndex device, const char* kernel) {
+  return source_kernel(device, "sort", kernel, 0, [] { return kNetwork; });
+}
+CachedKernel& typed_kernel(c10::DeviceIndex device, const char* kernel, c10::ScalarType t) {
+  return source_kernel(device, "sort", kernel, kernel_variant({1, static_cast<int>(t)}),
+                       [&] { return typed_preamble(t); });
+}
+
 // Work items of the per-element kernels (grid-stride loops): every item
 // copies the Indexer argument, so a grid far larger than the device can run
 // at once only costs.
@@ -55,7 +64,7 @@ size_t block_local(c10::DeviceIndex device) {
   while (cap > 16 && cap * 2 * 16 > lmem / 2) cap >>= 1;
   size_t l = cap;
   for (const char* k : {"sort_block", "sort_merge_block"}) {
-    Launch probe(device, "sort", kNetwork, k);
+    Launch probe(device, network_kernel(device, k));
     l = std::min(l, probe.pow2_work_group(cap));
   }
   return l;
@@ -64,7 +73,7 @@ size_t block_local(c10::DeviceIndex device) {
 void run_block(c10::DeviceIndex device, const char* kernel, const SortScratch& s, int64_t seg, int64_t k,
                size_t L) {
   const int64_t total = s.rows * s.P, C = 2 * static_cast<int64_t>(L);
-  Launch l(device, "sort", kNetwork, kernel);
+  Launch l(device, network_kernel(device, kernel));
   l.tensor(s.keys).tensor(s.indices).value(total).value(seg);
   if (k > 0) l.value(k);
   l.local_memory(C * sizeof(uint64_t)).local_memory(C * sizeof(int64_t));
@@ -78,7 +87,7 @@ void sort_network(c10::DeviceIndex device, const SortScratch& s, int64_t seg, si
   run_block(device, "sort_block", s, seg, 0, L);
   for (int64_t k = 2 * C; k <= seg; k <<= 1) {
     for (int64_t j = k / 2; j >= C; j >>= 1) {
-      Launch g(device, "sort", kNetwork, "sort_merge_global");
+      Launch g(device, network_kernel(device, "sort_merge_global"));
       g.tensor(s.keys).tensor(s.indices).value(total).value(seg).value(k).value(j);
       g.run(grid(total / 2));
     }
@@ -105,14 +114,14 @@ void radix_sort(c10::DeviceIndex device, SortScratch& s, int64_t n, c10::ScalarT
   for (int p = 0; p < passes; ++p) {
     const cl_uint shift = static_cast<cl_uint>(8 * p);
     const at::Tensor &ki = k[p & 1], &xi = x[p & 1], &ko = k[(p + 1) & 1], &xo = x[(p + 1) & 1];
-    Launch h(device, "sort", kNetwork, "radix_hist");
+    Launch h(device, network_kernel(device, "radix_hist"));
     h.tensor(ki).tensor(hist).value<int64_t>(rows).value<int64_t>(n).value<int64_t>(nb)
         .value<int64_t>(kRadixBlock).value(shift).value<cl_ulong>(flip);
     h.run(static_cast<size_t>(rows * nb), 64);
-    Launch sc(device, "sort", kNetwork, "radix_scan");
+    Launch sc(device, network_kernel(device, "radix_scan"));
     const size_t L = sc.pow2_work_group(256);
     sc.tensor(hist).value<int64_t>(m).local_memory(L * sizeof(cl_uint)).run(L, L);
-    Launch w(device, "sort", kNetwork, "radix_scatter");
+    Launch w(device, network_kernel(device, "radix_scatter"));
     w.tensor(ki).tensor(xi).tensor(ko).tensor(xo).tensor(hist).value<int64_t>(rows).value<int64_t>(n)
         .value<int64_t>(nb).value<int64_t>(kRadixBlock).value(shift).value<cl_ulong>(flip);
     w.run(static_cast<size_t>(rows * nb), 64);
@@ -140,7 +149,7 @@ SortScratch sort_slices(const at::Tensor& values, const at::Tensor& indices, con
   const auto encode = [&] {
     s.keys = at::empty({s.rows * s.P}, opts);
     s.indices = at::empty({s.rows * s.P}, opts);
-    Launch l(device, "sort", typed_preamble(dtype), "sort_encode");
+    Launch l(device, typed_kernel(device, "sort_encode", dtype));
     l.value(sl.ix).value<int64_t>(s.rows).value<int64_t>(n).value<int64_t>(s.P).value<int64_t>(self.stride(dim))
         .value<int64_t>(descending ? 1 : 0).device_pointer(sl.base[1]).tensor(s.keys).tensor(s.indices);
     l.run(grid(s.rows * s.P));
@@ -151,7 +160,7 @@ SortScratch sort_slices(const at::Tensor& values, const at::Tensor& indices, con
     s.P = next_pow2(nchunks * kk);
     s.keys = at::full({s.rows * s.P}, -1, opts);  // PAD_KEY
     s.indices = at::full({s.rows * s.P}, std::numeric_limits<int64_t>::max(), opts);  // PAD_IDX
-    Launch l(device, "sort", typed_preamble(dtype), "sort_encode_select");
+    Launch l(device, typed_kernel(device, "sort_encode_select", dtype));
     l.value(sl.ix).value<int64_t>(s.rows).value<int64_t>(n).value<int64_t>(self.stride(dim))
         .value<int64_t>(descending ? 1 : 0).value<int64_t>(chunk).value<int64_t>(nchunks).value<int64_t>(kk)
         .value<int64_t>(s.P).device_pointer(sl.base[1]).tensor(s.keys).tensor(s.indices);
@@ -177,7 +186,7 @@ SortScratch sort_slices(const at::Tensor& values, const at::Tensor& indices, con
     t.P = next_pow2((s.P / C) * kk);
     t.keys = at::empty({t.rows * t.P}, opts);
     t.indices = at::empty({t.rows * t.P}, opts);
-    Launch c(device, "sort", kNetwork, "sort_compact");
+    Launch c(device, network_kernel(device, "sort_compact"));
     c.tensor(s.keys).tensor(s.indices).tensor(t.keys).tensor(t.indices).value<int64_t>(s.rows).value<int64_t>(s.P)
         .value<int64_t>(t.P).value<int64_t>(C).value<int64_t>(kk);
     c.run(grid(t.rows * t.P));
@@ -192,7 +201,7 @@ void write_sorted(const at::Tensor& values, const at::Tensor& indices, const at:
   if (count == 0 || s.rows == 0) return;
   const auto device = self.device().index();
   const Slices& sl = s.sl;
-  Launch l(device, "sort", typed_preamble(self.scalar_type()), "sort_write");
+  Launch l(device, typed_kernel(device, "sort_write", self.scalar_type()));
   l.value(sl.ix).value<int64_t>(s.rows).value<int64_t>(count).value<int64_t>(s.P).value<int64_t>(values.stride(dim))
       .value<int64_t>(self.stride(dim)).value<int64_t>(indices.stride(dim)).device_pointer(sl.base[0])
       .device_pointer(sl.base[1]).device_pointer(sl.base[2]).tensor(s.indices);
@@ -205,7 +214,7 @@ void pick_sorted(const at::Tensor& values, const at::Tensor& indices, const at::
   const Slices& sl = s.sl;
   const int64_t n = self.size(dim);
   const bool mode = what == Pick::Mode;
-  Launch l(device, "sort", typed_preamble(self.scalar_type()), mode ? "sort_mode" : "sort_pick");
+  Launch l(device, typed_kernel(device, mode ? "sort_mode" : "sort_pick", self.scalar_type()));
   l.value(sl.ix).value<int64_t>(s.rows).value<int64_t>(n).value<int64_t>(s.P).value<int64_t>(self.stride(dim));
   if (!mode) l.value<int64_t>(static_cast<int64_t>(what)).value<int64_t>(pos);
   l.device_pointer(sl.base[0]).device_pointer(sl.base[1]).device_pointer(sl.base[2]).tensor(s.keys)

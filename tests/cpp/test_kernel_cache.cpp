@@ -99,13 +99,13 @@ TEST(KernelCache, OneBufferLaunchesKeepTheirArguments) {
 }
 
 // Kernels of kernels/*.cl sources (source_kernel): a warm device copy (dense
-// and strided), cumsum, layer_norm, max_pool2d and softmax find their kernel
+// and strided), cumsum, layer_norm, max_pool2d, softmax and sort find their kernel
 // by integer key too: no program-cache lookup, no preamble string, no shared
 // table.
 TEST(KernelCache, WarmSourceKernelLaunchesDoNoProgramCacheLookup) {
   auto a = torch::randn({64, 64}).to(torch_ocl::device());
   auto dense = torch::empty_like(a), strided = torch::empty_like(a), scanned = torch::empty_like(a);
-  torch::Tensor normed, pooled, soft;
+  torch::Tensor normed, pooled, soft, sorted;
   auto run = [&] {
     dense.copy_(a);           // copy_dense (CPU devices) or clEnqueueCopyBuffer (GPUs)
     strided.copy_(a.t());     // copy_cast
@@ -113,12 +113,14 @@ TEST(KernelCache, WarmSourceKernelLaunchesDoNoProgramCacheLookup) {
     normed = torch::layer_norm(a, {64});
     pooled = torch::max_pool2d(a.view({1, 1, 64, 64}), 2);
     soft = torch::softmax(a, 1);
+    sorted = std::get<0>(torch::sort(a, 1));
   };
-  EXPECT_GE(warm_hits_without_program_cache(run), 50u);  // copy_cast, scan, norm, pool, softmax, x10
+  EXPECT_GE(warm_hits_without_program_cache(run), 60u);  // copy_cast, scan, norm, pool, softmax, sort, x10
   EXPECT_TRUE(torch::equal(dense.cpu(), a.cpu()));
   EXPECT_TRUE(torch::equal(strided.cpu(), a.cpu().t()));
   EXPECT_TRUE(torch::allclose(scanned.cpu(), torch::cumsum(a.cpu(), 1), 1e-4, 1e-5));
   EXPECT_TRUE(torch::allclose(normed.cpu(), torch::layer_norm(a.cpu(), {64}), 1e-4, 1e-5));
   EXPECT_TRUE(torch::equal(pooled.cpu(), torch::max_pool2d(a.cpu().view({1, 1, 64, 64}), 2)));
   EXPECT_TRUE(torch::allclose(soft.cpu(), torch::softmax(a.cpu(), 1), 1e-4, 1e-6));
+  EXPECT_TRUE(torch::equal(sorted.cpu(), std::get<0>(torch::sort(a.cpu(), 1))));
 }
