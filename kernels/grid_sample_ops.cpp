@@ -89,7 +89,8 @@ Tensor grid_sampler(const Tensor& input, const Tensor& grid, int64_t interp, int
   const GSParams p = make_params(input, grid, output, Tensor(), interp, padding, align_corners);
   const auto device = input.device().index();
   check_dtype_supported(input.scalar_type(), device);
-  Launch(device, "grid_sample", preamble(input.scalar_type()), "grid_sample_forward")
+  Launch(device, source_kernel(device, "grid_sample", "grid_sample_forward", kernel_variant({static_cast<int>(input.scalar_type())}),
+                               [&] { return preamble(input.scalar_type()); }))
       .tensor(output)
       .tensor(input)
       .tensor(grid)
@@ -120,7 +121,8 @@ std::tuple<Tensor, Tensor> grid_sampler_backward(const Tensor& grad_output, cons
     const GSParams p = make_params(input, grid, grad_output, grad_grid, interp, padding, align_corners);
     const auto device = input.device().index();
     check_dtype_supported(dtype, device);
-    Launch l(device, "grid_sample", preamble(dtype), "grid_sample_backward");
+    Launch l(device, source_kernel(device, "grid_sample", "grid_sample_backward", kernel_variant({static_cast<int>(dtype)}),
+                                   [&] { return preamble(dtype); }));
     if (grad_acc.defined()) l.tensor(grad_acc);
     else l.null_tensor();
     l.tensor(grad_grid).tensor(grad_output).tensor(input).tensor(grid).value(p).value<int64_t>(

@@ -109,7 +109,8 @@ void nll_forward_launch(const Tensor& x, const Tensor& target, const Tensor& wei
   const bool direct = mode != 0 || output.is_contiguous();
   const Tensor out = direct ? output : at::empty(output.sizes(), output.options());
   const int64_t N = x.size(0), C = x.size(1), S = x.size(2);
-  Launch l(device, "loss", loss_preamble(dtype, t.scalar_type()), "nll_forward");
+  Launch l(device, source_kernel(device, "loss", "nll_forward", kernel_variant({static_cast<int>(dtype), static_cast<int>(t.scalar_type())}),
+                                 [&] { return loss_preamble(dtype, t.scalar_type()); }));
   l.tensor(x).value(x.stride(0)).value(x.stride(1)).value(x.stride(2)).tensor(t);
   if (w.defined()) l.tensor(w); else l.null_tensor();
   l.value<cl_int>(w.defined()).value(N).value(C).value(S).value(ignore_index).value<cl_int>(mode);
@@ -138,7 +139,8 @@ void nll_backward_launch(const Tensor& grad_input, const Tensor& grad_output, co
   const Tensor t = target.contiguous();
   const Tensor w = weight.defined() ? weight.contiguous() : Tensor();
   const Tensor go = mode == 0 ? grad_output.contiguous() : grad_output;
-  Launch l(device, "loss", loss_preamble(dtype, t.scalar_type()), "nll_backward");
+  Launch l(device, source_kernel(device, "loss", "nll_backward", kernel_variant({static_cast<int>(dtype), static_cast<int>(t.scalar_type())}),
+                                 [&] { return loss_preamble(dtype, t.scalar_type()); }));
   l.tensor(grad_input).value(grad_input.stride(0)).value(grad_input.stride(1)).value(grad_input.stride(2)).tensor(t);
   if (w.defined()) l.tensor(w); else l.null_tensor();
   l.value<cl_int>(w.defined()).tensor(go).value<int64_t>(mode == 0 ? 1 : 0).tensor(total_weight);
@@ -308,7 +310,8 @@ Tensor& binary_cross_entropy_out(const Tensor& input, const Tensor& target, cons
     const auto device = iter.device().index();
     const auto dtype = iter.dtype(0);
     check_dtype_supported(dtype, device);
-    Launch l(device, "loss", loss_preamble(dtype), "bce_forward");
+    Launch l(device, source_kernel(device, "loss", "bce_forward", kernel_variant({static_cast<int>(dtype), static_cast<int>(c10::kLong)}),
+                                 [&] { return loss_preamble(dtype); }));
     l.value(make_indexer(iter)).value<int64_t>(iter.numel());
     for (int k = 0; k < 3; ++k) l.device_pointer(iter.data_ptr(k));
     check_arg(l, device, kBceCheck);
@@ -423,7 +426,8 @@ Tensor& multi_margin_loss_out(const Tensor& input, const Tensor& target, const c
   check_dtype_supported(dtype, device);
   const Tensor x = input.contiguous(), t = target.contiguous();
   per_row_loss(output, nframe, reduction, [&](const Tensor& rows) {
-    Launch l(device, "loss", loss_preamble(dtype), "multi_margin_forward");
+    Launch l(device, source_kernel(device, "loss", "multi_margin_forward", kernel_variant({static_cast<int>(dtype), static_cast<int>(c10::kLong)}),
+                                 [&] { return loss_preamble(dtype); }));
     l.tensor(x).tensor(t);
     if (w.defined()) l.tensor(w); else l.null_tensor();
     l.value<cl_int>(w.defined()).value(nframe).value(dim).value<cl_int>(static_cast<cl_int>(p));
@@ -468,7 +472,8 @@ Tensor& multi_margin_loss_backward_out(const Tensor& grad_output, const Tensor& 
   const bool one_grad = reduction != None || grad_output.dim() == 0;
   const Tensor x = input.contiguous(), t = target.contiguous(), go = grad_output.contiguous();
   const double g = reduction == Mean ? 1. / static_cast<double>(nframe * dim) : 1. / static_cast<double>(dim);
-  Launch l(device, "loss", loss_preamble(dtype), "multi_margin_backward");
+  Launch l(device, source_kernel(device, "loss", "multi_margin_backward", kernel_variant({static_cast<int>(dtype), static_cast<int>(c10::kLong)}),
+                                 [&] { return loss_preamble(dtype); }));
   l.tensor(grad_input).tensor(x).tensor(t);
   if (w.defined()) l.tensor(w); else l.null_tensor();
   l.value<cl_int>(w.defined()).tensor(go).value<int64_t>(one_grad ? 0 : 1).value(nframe).value(dim);
@@ -513,7 +518,8 @@ std::tuple<Tensor&, Tensor&> multilabel_margin_loss_forward_out(const Tensor& in
   check_dtype_supported(dtype, device);
   const Tensor x = input.contiguous(), t = target.contiguous();
   per_row_loss(output, nframe, reduction, [&](const Tensor& rows) {
-    Launch l(device, "loss", loss_preamble(dtype), "multilabel_margin_forward");
+    Launch l(device, source_kernel(device, "loss", "multilabel_margin_forward", kernel_variant({static_cast<int>(dtype), static_cast<int>(c10::kLong)}),
+                                 [&] { return loss_preamble(dtype); }));
     l.tensor(x).tensor(t).tensor(is_target).value(nframe).value(dim).tensor(rows);
     check_arg(l, device, kMultilabelCheck);
     l.run(static_cast<size_t>(nframe));
@@ -554,7 +560,8 @@ Tensor& multilabel_margin_loss_backward_out(const Tensor& grad_output, const Ten
   const Tensor x = input.contiguous(), t = target.contiguous(), it = is_target.contiguous(),
                go = grad_output.contiguous();
   const double g = reduction == Mean ? 1. / static_cast<double>(nframe * dim) : 1. / static_cast<double>(dim);
-  Launch l(device, "loss", loss_preamble(dtype), "multilabel_margin_backward");
+  Launch l(device, source_kernel(device, "loss", "multilabel_margin_backward", kernel_variant({static_cast<int>(dtype), static_cast<int>(c10::kLong)}),
+                                 [&] { return loss_preamble(dtype); }));
   l.tensor(grad_input).tensor(x).tensor(t).tensor(it).tensor(go).value<int64_t>(one_grad ? 0 : 1);
   l.value(nframe).value(dim);
   value_ct(l, dtype, g);

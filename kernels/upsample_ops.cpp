@@ -122,14 +122,16 @@ void run_upsample(const char* kernel, const UpParams& p, const Tensor& dst, cons
   const auto device = dst.device().index();
   const auto dtype = dst.scalar_type();
   check_dtype_supported(dtype, device);
-  std::string preamble = dtype_preamble(dtype);
-  if (dtype == at::kDouble) preamble += "#define RATIO_DOUBLE 1\n";
+  auto preamble = [&] { return dtype_preamble(dtype) + (dtype == at::kDouble ? "#define RATIO_DOUBLE 1\n" : ""); };
+  auto upsample_kernel = [&](const char* name) -> CachedKernel& {
+    return source_kernel(device, "upsample", name, kernel_variant({static_cast<int>(dtype)}), preamble);
+  };
   // The per-dim tap table (TapRow in upsample.cl: 4 indices, 4 weights, a count).
   const int64_t rows = p.out_size[0] + p.out_size[1] + p.out_size[2];
   const int64_t row_bytes = 8 * 4 + 4 * (dtype == at::kDouble ? 8 : 4) + 8;
   const Tensor table = at::empty({rows * row_bytes}, dst.options().dtype(at::kByte));
-  Launch(device, "upsample", preamble, "upsample_taps").tensor(table).value(p).run_items(rows);
-  Launch(device, "upsample", preamble, kernel).tensor(dst).tensor(src).tensor(table).value(p).run_items(dst.numel());
+  Launch(device, upsample_kernel("upsample_taps")).tensor(table).value(p).run_items(rows);
+  Launch(device, upsample_kernel(kernel)).tensor(dst).tensor(src).tensor(table).value(p).run_items(dst.numel());
 }
 
 void forward(const Tensor& out, const Tensor& self, Mode mode, bool align_corners,
