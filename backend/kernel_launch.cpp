@@ -174,6 +174,10 @@ CachedKernel& cached_kernel(c10::DeviceIndex device, KernelKey key,
   });
 }
 
+CachedKernel& dtype_kernel(c10::DeviceIndex device, const char* source, const char* kernel, c10::ScalarType dtype) {
+  return source_kernel(device, source, kernel, static_cast<uint64_t>(dtype), [&] { return dtype_preamble(dtype); });
+}
+
 CachedKernel& source_kernel(c10::DeviceIndex device, const char* source, const char* kernel, uint64_t variant,
                             c10::function_ref<std::string()> preamble) {
   // The top bit keeps these keys apart from the engines' (an op descriptor's address).
@@ -287,21 +291,6 @@ Indexer make_indexer(const at::TensorIteratorBase& iter) {
       ix.strides[k][d] = iter.strides(k)[d] / static_cast<int64_t>(iter.element_size(k));
   }
   return ix;
-}
-
-Launch::Launch(c10::DeviceIndex device, const std::string& source,
-               const std::string& preamble, const char* kernel)
-    : device_(device), name_(kernel) {
-  cl_program program = get_program(device, source, preamble);
-  {
-    std::lock_guard<std::mutex> g(kernels_mutex);
-    auto& slot = kernels()[{program, kernel}];
-    if (!slot) slot = create_kernel(device, program, kernel, source);
-    cached_ = slot.get();
-  }
-  lock_ = std::unique_lock<std::mutex>(cached_->mutex);
-  kernel_ = cached_->kernel;
-  check_args_epoch();
 }
 
 Launch::Launch(c10::DeviceIndex device, CachedKernel& kernel)

@@ -121,6 +121,8 @@ CachedKernel& cached_kernel(c10::DeviceIndex device, KernelKey key,
 // names). Launch(device, source_kernel(...)) runs it.
 CachedKernel& source_kernel(c10::DeviceIndex device, const char* source, const char* kernel, uint64_t variant,
                             c10::function_ref<std::string()> preamble);
+// source_kernel for a program whose preamble is dtype_preamble(dtype) alone.
+CachedKernel& dtype_kernel(c10::DeviceIndex device, const char* source, const char* kernel, c10::ScalarType dtype);
 // Packs small integers (dtypes as ints, flags) into a variant, 8 bits each.
 constexpr uint64_t kernel_variant(std::initializer_list<int> parts) {
   uint64_t v = 0;
@@ -163,12 +165,9 @@ size_t kernel_scalar_bytes(const c10::Scalar& s, c10::ScalarType compute_dtype, 
 
 class Launch {
  public:
-  // A kernel from the kernel cache.
+  // A kernel from the kernel cache: cached_kernel (the engines' generated
+  // programs) or source_kernel (kernels/*.cl programs). The only way to launch.
   Launch(c10::DeviceIndex device, CachedKernel& kernel);
-  // `source` names a kernels/*.cl file (without .cl); the program is built
-  // from dtype/option `preamble` + common.cl + source, once per device.
-  Launch(c10::DeviceIndex device, const std::string& source,
-         const std::string& preamble, const char* kernel);
   // A tensor argument: two kernel parameters (__global char* base, ulong byte
   // offset). The Launch holds the tensor's storage until it is destroyed, so
   // a temporary (`l.tensor(x.contiguous())`) cannot go back to the allocator

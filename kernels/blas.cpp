@@ -169,11 +169,16 @@ bool use_small_n(const at::Tensor& out) {
 
 void gemm_small_n(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, double alpha, double beta) {
   const auto dtype = out.scalar_type();
-  const std::string preamble = dtype_preamble(dtype) + (dtype == c10::kDouble
-      ? "#define ACC8 double8\n#define CONVERT_ACC8(x) (x)\n" : "#define ACC8 float8\n#define CONVERT_ACC8(x) (x)\n");
+  const auto device = out.device().index();
+  auto small_kernel = [&](const char* name) -> CachedKernel& {
+    return source_kernel(device, "blas_small", name, kernel_variant({static_cast<int>(dtype)}), [&] {
+      return dtype_preamble(dtype) + (dtype == c10::kDouble ? "#define ACC8 double8\n#define CONVERT_ACC8(x) (x)\n"
+                                                            : "#define ACC8 float8\n#define CONVERT_ACC8(x) (x)\n");
+    });
+  };
   if (a.stride(1) == 1 && a.size(1) >= 8) {  // contiguous rows of A: dot products with B^T's rows
     const at::Tensor bt = b.t().contiguous();
-    Launch l(out.device().index(), "blas_small", preamble, "gemm_small_n_rows");
+    Launch l(device, small_kernel("gemm_small_n_rows"));
     l.tensor(a).tensor(bt).tensor(out);
     l.value<int64_t>(out.size(0)).value<int64_t>(out.size(1)).value<int64_t>(a.size(1));
     l.value<int64_t>(a.stride(0)).value<int64_t>(out.stride(0)).value<int64_t>(out.stride(1));
@@ -181,7 +186,7 @@ void gemm_small_n(const at::Tensor& out, const at::Tensor& a, const at::Tensor& 
     l.run(static_cast<size_t>(out.size(0)));
     return;
   }
-  Launch l(out.device().index(), "blas_small", preamble, "gemm_small_n");
+  Launch l(device, small_kernel("gemm_small_n"));
   l.tensor(a).tensor(b).tensor(out);
   l.value<int64_t>(out.size(0)).value<int64_t>(out.size(1)).value<int64_t>(a.size(1));
   for (const at::Tensor* t : {&a, &b, &out}) l.value<int64_t>(t->stride(0)).value<int64_t>(t->stride(1));
@@ -208,24 +213,29 @@ TileShape gemm_tile_shape(c10::ScalarType dtype) {
 void gemm_tile(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, double alpha, double beta) {
   const auto dtype = out.scalar_type();
   const TileShape ts = gemm_tile_shape(dtype);
-  const std::string acc = dtype == c10::kDouble ? "double" : "float";
-  const std::string n = std::to_string(ts.tn);
-  const std::string preamble = dtype_preamble(dtype) + "#define TM " + std::to_string(ts.tm) + "\n#define TN " + n +
-                               "\n#define ACCV " + acc + n + "\n#define VLOADN vload" + n + "\n#define VSTOREN vstore" +
-                               n + "\n";
+  // The tile shape is a function of the dtype: the dtype keys the kernels.
+  auto preamble = [&] {
+    const std::string acc = dtype == c10::kDouble ? "double" : "float";
+    const std::string n = std::to_string(ts.tn);
+    return dtype_preamble(dtype) + "#define TM " + std::to_string(ts.tm) + "\n#define TN " + n + "\n#define ACCV " +
+           acc + n + "\n#define VLOADN vload" + n + "\n#define VSTOREN vstore" + n + "\n";
+  };
   const bool batched = out.dim() == 3;
   const int64_t M = out.size(-2), N = out.size(-1), K = a.size(-1);
   const int64_t batch = batched ? out.size(0) : 1;
   auto bstride = [&](const at::Tensor& t) { return batched && t.size(0) != 1 ? t.stride(0) : int64_t{0}; };
   const c10::DeviceIndex device = out.device().index();
+  auto gemm_kernel = [&](const char* name) -> CachedKernel& {
+    return source_kernel(device, "gemm", name, kernel_variant({static_cast<int>(dtype)}), preamble);
+  };
   // B packed into column panels [batch][N/TN][K][TN]; a shared (expanded) B once.
   const int64_t pbatch = bstride(b) == 0 ? 1 : batch, nbn = (N + ts.tn - 1) / ts.tn;
   const at::Tensor packed = at::empty({pbatch, nbn, K, ts.tn}, out.options());
-  Launch pack(device, "gemm", preamble, "gemm_pack_b");
+  Launch pack(device, gemm_kernel("gemm_pack_b"));
   pack.tensor(b).tensor(packed).value<int64_t>(K).value<int64_t>(N).value<int64_t>(pbatch * nbn * K);
   pack.value<int64_t>(b.stride(-2)).value<int64_t>(b.stride(-1)).value<int64_t>(bstride(b));
   pack.run(static_cast<size_t>(pbatch * nbn * K));
-  Launch l(device, "gemm", preamble, "gemm_tile");
+  Launch l(device, gemm_kernel("gemm_tile"));
   l.tensor(a).tensor(packed).tensor(out);
   l.value<int64_t>(M).value<int64_t>(N).value<int64_t>(K).value<int64_t>(batch);
   l.value<int64_t>(a.stride(-2)).value<int64_t>(a.stride(-1)).value<int64_t>(bstride(a));

@@ -131,7 +131,7 @@ Tensor unfold(const Conv& c, const Tensor& x) {
   const int64_t n = x.size(0);
   if (c.pointwise()) return x.reshape({n, c.C, c.L()});
   Tensor col = at::empty({n, c.C * c.K(), c.L()}, x.options());
-  Launch(x.device().index(), "conv", dtype_preamble(x.scalar_type()), "im2col")
+  Launch(x.device().index(), dtype_kernel(x.device().index(), "conv", "im2col", x.scalar_type()))
       .tensor(x)
       .tensor(col)
       .value(geometry(c, x))
@@ -144,7 +144,7 @@ Tensor unfold(const Conv& c, const Tensor& x) {
 // col [n, C * K, L], plus bias[c] when defined.
 void fold(const Conv& c, const Tensor& col, const Tensor& x, const Tensor& bias) {
   const int64_t n = x.size(0);
-  Launch l(x.device().index(), "conv", dtype_preamble(x.scalar_type()), "col2im");
+  Launch l(x.device().index(), dtype_kernel(x.device().index(), "conv", "col2im", x.scalar_type()));
   l.tensor(col).tensor(x);
   if (bias.defined()) l.tensor(bias.contiguous());
   else l.null_tensor();
@@ -356,7 +356,7 @@ void im2col_2d(const Tensor& img, const Tensor& col, const Window2d& w) {
   const int64_t n = img.size(0);
   const Conv c = window_conv(img, w);
   if (col.numel() == 0) return;
-  Launch(img.device().index(), "conv", dtype_preamble(img.scalar_type()), "im2col")
+  Launch(img.device().index(), dtype_kernel(img.device().index(), "conv", "im2col", img.scalar_type()))
       .tensor(img)
       .tensor(col)
       .value(geometry(c, img))

@@ -72,8 +72,7 @@ std::tuple<Tensor, Tensor> ctc_loss(const Tensor& log_probs, const Tensor& targe
   const int64_t N = log_probs.size(1);
   const CtcTargets tg = device_targets(log_probs, targets, input_lengths, target_lengths);
   const auto device = log_probs.device().index();
-  Launch l(device, source_kernel(device, "ctc", "ctc_alpha", kernel_variant({static_cast<int>(log_probs.scalar_type())}),
-                                 [&] { return dtype_preamble(log_probs.scalar_type()); }));
+  Launch l(device, dtype_kernel(device, "ctc", "ctc_alpha", log_probs.scalar_type()));
   l.tensor(log_probs).value(log_probs.stride(0)).value(log_probs.stride(1)).value(log_probs.stride(2));
   l.tensor(tg.data).value(tg.stride).tensor(tg.offsets);
   l.tensor(tg.input_lengths).tensor(tg.target_lengths).value(N).value(log_alpha.size(1)).value(log_alpha.size(2));
@@ -98,8 +97,7 @@ Tensor ctc_loss_backward(const Tensor& grad_out, const Tensor& log_probs, const 
   const int64_t Sp = log_alpha.size(2);
   Tensor log_beta = at::empty({N, T, Sp}, log_probs.options());
   const auto device = log_probs.device().index();
-  Launch l(device, source_kernel(device, "ctc", "ctc_backward", kernel_variant({static_cast<int>(log_probs.scalar_type())}),
-                                 [&] { return dtype_preamble(log_probs.scalar_type()); }));
+  Launch l(device, dtype_kernel(device, "ctc", "ctc_backward", log_probs.scalar_type()));
   l.tensor(go).value(go.stride(0));
   l.tensor(log_probs).value(log_probs.stride(0)).value(log_probs.stride(1)).value(log_probs.stride(2));
   l.tensor(tg.data).value(tg.stride).tensor(tg.offsets);

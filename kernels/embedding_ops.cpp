@@ -130,15 +130,19 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag_forward(
   Tensor max_indices = mode == EmbeddingBagMode::MAX ? at::zeros({B, D}, iopts) : Tensor();
   const auto device = weight.device().index();
   check_dtype_supported(weight.scalar_type(), device);
-  const std::string pre = bag_preamble(weight.scalar_type(), offsets.scalar_type());
+  const auto wdtype = weight.scalar_type(), odtype = offsets.scalar_type();
+  auto bag_kernel = [&](const char* name) -> CachedKernel& {
+    return source_kernel(device, "embedding", name, kernel_variant({static_cast<int>(wdtype), static_cast<int>(odtype)}),
+                         [&] { return bag_preamble(wdtype, odtype); });
+  };
   if (n > 0 && B > 0) {
-    Launch l(device, "embedding", pre, "embedding_bag_offset2bag");
+    Launch l(device, bag_kernel("embedding_bag_offset2bag"));
     l.tensor(offsets).value<int64_t>(B).value(n).tensor(offset2bag).run(static_cast<size_t>(n));
   } else if (n > 0) {
     offset2bag.zero_();
   }
   if (B > 0 && D > 0) {
-    Launch l(device, "embedding", pre, "embedding_bag_forward");
+    Launch l(device, bag_kernel("embedding_bag_forward"));
     l.tensor(weight).value(weight.stride(0)).value(weight.stride(1)).tensor(indices).tensor(offsets);
     if (psw.defined()) l.tensor(psw); else l.null_tensor();
     l.value<cl_int>(psw.defined()).value(B).value(D).value(n).value(V).value(noffsets).value(padding_idx);

@@ -62,7 +62,7 @@ Tensor grouped_mm(const Tensor& mat_a, const Tensor& mat_b, const std::optional<
   const GmmStrides sa = gmm_strides(A), sb = gmm_strides(B), so = gmm_strides(C);
   const Tensor& o = *offs;
   const auto device = out.device().index();
-  Launch l(device, "grouped_mm", dtype_preamble(dtype), "grouped_mm");
+  Launch l(device, dtype_kernel(device, "grouped_mm", "grouped_mm", dtype));
   l.tensor(A).value(sa.g).value(sa.r).value(sa.c);
   l.tensor(B).value(sb.g).value(sb.r).value(sb.c);
   l.tensor(o).value(o.stride(0)).value(o.size(0));

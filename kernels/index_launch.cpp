@@ -119,31 +119,39 @@ void run_index_kernel(const IndexKernel& k, at::TensorIteratorBase& iter, const 
   }
   ScratchBuffer meta_buf = ScratchBuffer::from_host(device, meta.data(), meta.size() * sizeof(int64_t));
 
-  std::string pre = (copy ? bits_preamble(dtype) : dtype_preamble(real)) + kernel_source("device_checks");
-  auto def = [&](const std::string& name, const std::string& v) { pre += "#define " + name + " " + v + "\n"; };
-  def("VALUE_T", copy ? "ST" : "CT");
-  def("REDUCE", std::to_string(static_cast<int>(k.reduce)));
-  def("ATOMIC", atomic ? "1" : "0");
-  def("DISPLACE_DST", k.displace_dst ? "1" : "0");
-  def("HAS_SRC", has_src ? "1" : "0");
-  def("ALLOW_NEGATIVE", k.allow_negative ? "1" : "0");
-  def("LINEAR", ops.linear ? "1" : "0");
-  def("HAS_ALPHA", !copy && !(alpha.isIntegral(true) && alpha.toLong() == 1) ? "1" : "0");
-  def("ELEM_BYTES", std::to_string(elem));
-  def("COMPONENTS", complex && !copy ? "2" : "1");
-  def("NIDX", std::to_string(nidx));
-  if (atomic) {
-    const BitsMacros b = bits_macros(real);
-    def("BITS", b.bits);
-    def("FROM_BITS(b)", b.from);
-    def("TO_BITS(v)", b.to);
-  }
+  const bool has_alpha = !copy && !(alpha.isIntegral(true) && alpha.toLong() == 1);
+  // What the preamble depends on (its key), and the preamble, built only for a new kernel.
+  const int flags = atomic | k.displace_dst << 1 | has_src << 2 | k.allow_negative << 3 | (ops.linear != nullptr) << 4 |
+                    has_alpha << 5;
+  const uint64_t variant = kernel_variant({static_cast<int>(dtype), static_cast<int>(k.reduce), flags, nidx});
+  auto preamble = [&] {
+    std::string pre = (copy ? bits_preamble(dtype) : dtype_preamble(real)) + kernel_source("device_checks");
+    auto def = [&](const std::string& name, const std::string& v) { pre += "#define " + name + " " + v + "\n"; };
+    def("VALUE_T", copy ? "ST" : "CT");
+    def("REDUCE", std::to_string(static_cast<int>(k.reduce)));
+    def("ATOMIC", atomic ? "1" : "0");
+    def("DISPLACE_DST", k.displace_dst ? "1" : "0");
+    def("HAS_SRC", has_src ? "1" : "0");
+    def("ALLOW_NEGATIVE", k.allow_negative ? "1" : "0");
+    def("LINEAR", ops.linear ? "1" : "0");
+    def("HAS_ALPHA", has_alpha ? "1" : "0");
+    def("ELEM_BYTES", std::to_string(elem));
+    def("COMPONENTS", complex && !copy ? "2" : "1");
+    def("NIDX", std::to_string(nidx));
+    if (atomic) {
+      const BitsMacros b = bits_macros(real);
+      def("BITS", b.bits);
+      def("FROM_BITS(b)", b.from);
+      def("TO_BITS(v)", b.to);
+    }
+    return pre;
+  };
   // Elements per work item along dim 0 (see kernels/index.cl); one item runs
   // them all in order when serial.
   const int64_t size0 = ndim > 0 ? iter.shape()[0] : 1;
   const int64_t block = std::min<int64_t>(size0, index_block(device, n));
   const int64_t items = (size0 + block - 1) / block * (n / size0);
-  Launch l(device, "index", pre, "index_kernel");
+  Launch l(device, source_kernel(device, "index", "index_kernel", variant, preamble));
   cl_mem meta_mem = meta_buf.get();
   l.raw(sizeof(cl_mem), &meta_mem).value<int64_t>(n).value<int64_t>(block);
   auto operand = [&](int op) {

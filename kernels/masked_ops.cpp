@@ -44,9 +44,12 @@ Tensor& nonzero_out(const Tensor& self, Tensor& result) {
   const bool complex = c10::isComplexType(dtype);
   const auto real = complex ? c10::toRealValueType(dtype) : dtype;
   check_dtype_supported(real, device);
-  const std::string pre = dtype_preamble(real) + "#define COMPONENTS " + (complex ? "2" : "1") + "\n";
+  auto nonzero_kernel = [&](const char* name) -> CachedKernel& {
+    return source_kernel(device, "nonzero", name, kernel_variant({static_cast<int>(real), complex}),
+                         [&] { return dtype_preamble(real) + "#define COMPONENTS " + (complex ? "2" : "1") + "\n"; });
+  };
 
-  Launch count(device, "nonzero", pre, "nonzero_count");
+  Launch count(device, nonzero_kernel("nonzero_count"));
   const int64_t local = static_cast<int64_t>(count.pow2_work_group());
   const int64_t block = local * kPerItem, nblocks = (n + block - 1) / block;
   Tensor counts = at::empty({nblocks}, in.options().dtype(at::kLong));
@@ -65,7 +68,7 @@ Tensor& nonzero_out(const Tensor& self, Tensor& result) {
   ScratchBuffer starts_buf = ScratchBuffer::from_host(device, starts.data(), starts.size() * sizeof(int64_t));
   ScratchBuffer sizes_buf = ScratchBuffer::from_host(device, sizes.data(), sizes.size() * sizeof(int64_t));
   cl_mem sm = starts_buf.get(), zm = sizes_buf.get();
-  Launch write(device, "nonzero", pre, "nonzero_write");
+  Launch write(device, nonzero_kernel("nonzero_write"));
   write.tensor(in).value(n).raw(sizeof(cl_mem), &sm).raw(sizeof(cl_mem), &zm).value(ndim).tensor(out);
   write.local_memory(local * sizeof(int64_t)).run(nblocks * local, local);
   if (!out.is_same(result)) result.copy_(out);

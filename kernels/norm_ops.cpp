@@ -83,8 +83,7 @@ void launch_rows(const char* kernel, c10::ScalarType dtype, std::initializer_lis
                  int64_t N, std::optional<double> eps, bool rms) {
   const auto device = tensors.begin()->device().index();
   check_dtype_supported(dtype, device);
-  Launch l(device, source_kernel(device, "norm", kernel, kernel_variant({static_cast<int>(dtype)}),
-                                 [&] { return dtype_preamble(dtype); }));
+  Launch l(device, dtype_kernel(device, "norm", kernel, dtype));
   const size_t local = l.pow2_work_group();
   for (const auto& t : tensors) {
     if (t.defined()) l.tensor(t);

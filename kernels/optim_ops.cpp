@@ -54,6 +54,15 @@ std::string flags(c10::DeviceIndex device, std::initializer_list<std::pair<const
   return s;
 }
 
+// optim.cl's `kernel` for `dtype` with `options` (the same names on every
+// call of a kernel): keyed by the dtype and the options' bits.
+CachedKernel& optim_kernel(c10::DeviceIndex device, c10::ScalarType dtype, const char* kernel,
+                           std::initializer_list<std::pair<const char*, bool>> options) {
+  int bits = 0, i = 0;
+  for (const auto& option : options) bits |= static_cast<int>(option.second) << i++;
+  return source_kernel(device, "optim", kernel, kernel_variant({static_cast<int>(dtype), bits}),
+                       [&] { return dtype_preamble(dtype) + flags(device, options); });
+}
 
 void check_same(const char* name, const Tensor& param, const Tensor& t) {
   TORCH_CHECK(t.device() == param.device() && t.scalar_type() == param.scalar_type() && t.sizes() == param.sizes(),
@@ -85,11 +94,10 @@ void fused_sgd(TensorList params, TensorList grads, TensorList momentum_buffer_l
     const Tensor lr_dev = lr_t.defined() ? lr_t.to(dev, ct) : Tensor();
     Contig p(param), g(grads[i]), buf(no_momentum_buffer ? Tensor() : momentum_buffer_list[i]);
     check_dtype_supported(param.scalar_type(), dev.index());
-    Launch l(dev.index(), "optim",
-             dtype_preamble(param.scalar_type()) +
-                 flags(dev.index(), {{"GRAD_SCALE", scale.defined()}, {"MAXIMIZE", maximize}, {"WEIGHT_DECAY", weight_decay != 0},
-                        {"MOMENTUM", momentum != 0}, {"NESTEROV", nesterov}}),
-             "fused_sgd");
+    Launch l(dev.index(), optim_kernel(dev.index(), param.scalar_type(), "fused_sgd",
+                                       {{"GRAD_SCALE", scale.defined()}, {"MAXIMIZE", maximize},
+                                        {"WEIGHT_DECAY", weight_decay != 0}, {"MOMENTUM", momentum != 0},
+                                        {"NESTEROV", nesterov}}));
     l.tensor(p.work).tensor(g.work);
     l.tensor(buf.work);
     l.tensor(lr_dev);
@@ -157,11 +165,9 @@ void fused_adam(TensorList params, TensorList grads, TensorList exp_avgs, Tensor
     const Tensor lr_dev = lr_t.defined() ? lr_t.to(dev, ct) : Tensor();
     Contig p(param), g(grads[i]), m(exp_avgs[i]), v(exp_avg_sqs[i]), vmax(amsgrad ? max_exp_avg_sqs[i] : Tensor());
     check_dtype_supported(param.scalar_type(), dev.index());
-    Launch l(dev.index(), "optim",
-             dtype_preamble(param.scalar_type()) +
-                 flags(dev.index(), {{"GRAD_SCALE", scale.defined()}, {"MAXIMIZE", maximize}, {"WEIGHT_DECAY", weight_decay != 0},
-                        {"AMSGRAD", amsgrad}, {"ADAMW", adamw}}),
-             "fused_adam");
+    Launch l(dev.index(), optim_kernel(dev.index(), param.scalar_type(), "fused_adam",
+                                       {{"GRAD_SCALE", scale.defined()}, {"MAXIMIZE", maximize},
+                                        {"WEIGHT_DECAY", weight_decay != 0}, {"AMSGRAD", amsgrad}, {"ADAMW", adamw}}));
     l.tensor(p.work).tensor(g.work).tensor(m.work).tensor(v.work);
     l.tensor(vmax.work);
     l.tensor(step);

@@ -64,15 +64,31 @@ constexpr int kBlocksPerItem = 8;
 // Launches random.cl's `kernel` over a built iterator: (Indexer, n, tensors...,
 // seed, offset, params...); `vpb` values per Philox block, kBlocksPerItem
 // blocks per work item.
+// A program of random.cl: the output dtype, and where an op needs them the
+// dtype of bernoulli_'s probability tensor or poisson's switch. variant()
+// keys its kernels (source_kernel); preamble() is built only for a new one.
+struct RandomProgram {
+  ScalarType dtype;
+  ScalarType src = ScalarType::Undefined;  // bernoulli_(Tensor p): p's dtype
+  bool poisson = false;
+  std::string preamble() const {
+    std::string s = random_preamble(dtype);
+    if (src != ScalarType::Undefined) s += dtype_preamble(src, "SRC_") + "#define BERNOULLI_TENSOR 1\n";
+    if (poisson) s += "#define RNG_POISSON 1\n";
+    return s;
+  }
+  uint64_t variant() const { return kernel_variant({static_cast<int>(dtype), static_cast<int>(src), poisson}); }
+};
+
 template <class... P>
-void launch(TensorIteratorBase& iter, const std::string& preamble, const char* kernel, int vpb,
+void launch(TensorIteratorBase& iter, const RandomProgram& program, const char* kernel, int vpb,
             const Gen& gen, const P&... params) {
   const int64_t n = iter.numel();
   if (n == 0) return;
   const auto device = iter.device(0).index();
   for (int k = 0; k < iter.ntensors(); ++k) check_dtype_supported(iter.dtype(k), device);
   const PhiloxState state = reserve_philox(gen, device);
-  Launch l(device, "random", preamble, kernel);
+  Launch l(device, source_kernel(device, "random", kernel, program.variant(), [&] { return program.preamble(); }));
   l.value(make_indexer(iter)).value<int64_t>(n);
   for (int k = 0; k < iter.ntensors(); ++k) l.device_pointer(iter.data_ptr(k));
   l.value<uint64_t>(state.seed).value<uint64_t>(state.offset);
@@ -86,9 +102,9 @@ void launch(TensorIteratorBase& iter, const std::string& preamble, const char* k
 void continuous(TensorIteratorBase& iter, const char* kernel, const Gen& gen, double a, double b) {
   const auto dtype = iter.dtype();
   if (dtype == at::kDouble)
-    launch(iter, random_preamble(dtype), kernel, 2, gen, a, b);
+    launch(iter, RandomProgram{dtype}, kernel, 2, gen, a, b);
   else
-    launch(iter, random_preamble(dtype), kernel, 4, gen, static_cast<float>(a),
+    launch(iter, RandomProgram{dtype}, kernel, 4, gen, static_cast<float>(a),
            static_cast<float>(b));
 }
 
@@ -146,7 +162,7 @@ void geometric_kernel(TensorIteratorBase& iter, double p, Gen gen) {
 // random_: (bits % range) + base; range 0 = the full 64 bits.
 void random_bits(TensorIteratorBase& iter, uint64_t range, int64_t base, const Gen& gen) {
   const bool wide = range == 0 || range >= (uint64_t{1} << 32);
-  launch(iter, random_preamble(iter.dtype()), "rng_random", wide ? 2 : 4, gen, range, base,
+  launch(iter, RandomProgram{iter.dtype()}, "rng_random", wide ? 2 : 4, gen, range, base,
          static_cast<int32_t>(wide));
 }
 
@@ -189,7 +205,7 @@ void random_kernel(TensorIteratorBase& iter, Gen gen) {
 void bernoulli_scalar_kernel(const at::TensorBase& self, double p, Gen gen) {
   check_all_types(self.scalar_type(), "bernoulli_scalar_ocl_", true);
   auto iter = at::TensorIterator::borrowing_nullary_op(self);
-  launch(iter, random_preamble(self.scalar_type()), "rng_bernoulli_scalar", 4, gen, bernoulli_threshold(p));
+  launch(iter, RandomProgram{self.scalar_type()}, "rng_bernoulli_scalar", 4, gen, bernoulli_threshold(p));
 }
 
 void bernoulli_tensor_kernel(const at::TensorBase& self, const at::TensorBase& p_, Gen gen) {
@@ -208,10 +224,7 @@ void bernoulli_tensor_kernel(const at::TensorBase& self, const at::TensorBase& p
                   .add_const_input(*expanded)
                   .check_all_same_dtype(false)
                   .build();
-  launch(iter,
-         random_preamble(self.scalar_type()) + dtype_preamble(p.scalar_type(), "SRC_") +
-             "#define BERNOULLI_TENSOR 1\n",
-         "rng_bernoulli_tensor", 4, gen);
+  launch(iter, RandomProgram{self.scalar_type(), p.scalar_type()}, "rng_bernoulli_tensor", 4, gen);
 }
 
 // native_dropout: one kernel writes the bool mask (keep with probability
@@ -239,9 +252,9 @@ std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor& input, doubl
                   .build();
   const auto dtype = input.scalar_type();
   if (dtype == at::kDouble)
-    launch(iter, random_preamble(dtype), "rng_dropout", 4, std::nullopt, bernoulli_threshold(keep), scale);
+    launch(iter, RandomProgram{dtype}, "rng_dropout", 4, std::nullopt, bernoulli_threshold(keep), scale);
   else
-    launch(iter, random_preamble(dtype), "rng_dropout", 4, std::nullopt, bernoulli_threshold(keep),
+    launch(iter, RandomProgram{dtype}, "rng_dropout", 4, std::nullopt, bernoulli_threshold(keep),
            static_cast<float>(scale));
   return {out, mask};
 }
@@ -272,9 +285,9 @@ at::Tensor& rrelu_with_noise_out(const at::Tensor& self, at::Tensor& noise, cons
                   .build();
   const double lo = lower.toDouble(), range = upper.toDouble() - lo;
   if (dtype == at::kDouble)
-    launch(iter, random_preamble(dtype), "rng_rrelu", 2, gen, lo, range);
+    launch(iter, RandomProgram{dtype}, "rng_rrelu", 2, gen, lo, range);
   else
-    launch(iter, random_preamble(dtype), "rng_rrelu", 4, gen, static_cast<float>(lo), static_cast<float>(range));
+    launch(iter, RandomProgram{dtype}, "rng_rrelu", 4, gen, static_cast<float>(lo), static_cast<float>(range));
   return output;
 }
 
@@ -307,7 +320,8 @@ at::Tensor& randperm_out(int64_t n, Gen gen, at::Tensor& result) {
   while (h < 31 && (uint64_t{1} << (2 * h)) < static_cast<uint64_t>(n)) ++h;
   at::Tensor out = result.is_contiguous() ? result : at::empty({n}, result.options());
   const PhiloxState state = reserve_philox(gen, device);
-  Launch(device, "random", random_preamble(dtype), "rng_randperm")
+  Launch(device, source_kernel(device, "random", "rng_randperm", kernel_variant({static_cast<int>(dtype)}),
+                               [&] { return random_preamble(dtype); }))
       .value<int64_t>(n)
       .tensor(out)
       .value<uint64_t>(state.seed)
@@ -342,7 +356,8 @@ void multinomial_with_replacement_kernel(at::Tensor& result, const at::Tensor& s
   at::Tensor out = result.is_contiguous() ? result : at::empty(result.sizes(), result.options());
   const int vpb = values_per_block(acc);
   const PhiloxState state = reserve_philox(gen, device);
-  Launch(device, "random", random_preamble(acc), "rng_multinomial")
+  Launch(device, source_kernel(device, "random", "rng_multinomial", kernel_variant({static_cast<int>(acc)}),
+                               [&] { return random_preamble(acc); }))
       .value(n)
       .tensor(cum)
       .value(ncat)
@@ -362,7 +377,7 @@ at::Tensor poisson(const at::Tensor& self, Gen gen) {
                               c10::toString(dtype), "'");
   at::Tensor out = at::empty(self.sizes(), self.options());
   auto iter = at::TensorIteratorConfig().add_output(out).add_const_input(self).build();
-  launch(iter, random_preamble(dtype) + "#define RNG_POISSON 1\n", "rng_poisson", 1, gen);
+  launch(iter, RandomProgram{dtype, ScalarType::Undefined, true}, "rng_poisson", 1, gen);
   return out;
 }
 

@@ -56,7 +56,8 @@ void check_cell_sizes(at::CheckedFrom c, const TensorArg& input_gates, const Ten
 Launch rnn_launch(const Tensor& like, const char* kernel) {
   const auto device = like.device().index();
   check_dtype_supported(like.scalar_type(), device);
-  return Launch(device, "rnn", dtype_preamble(like.scalar_type()), kernel);
+  const auto dtype = like.scalar_type();
+  return Launch(device, dtype_kernel(device, "rnn", kernel, dtype));
 }
 
 

@@ -79,7 +79,8 @@ Tensor& searchsorted_out(const Tensor& sorted_sequence, const Tensor& self, bool
   const int64_t n = fin.numel();
   const int64_t in_row = fin.dim() == 0 ? 1 : fin.size(-1);
   const int64_t bd_row = fbd.size(-1);
-  Launch l(device, "search", dtype_preamble(fin.scalar_type()), "search_sorted");
+  const auto fdtype = fin.scalar_type();
+  Launch l(device, dtype_kernel(device, "search", "search_sorted", fdtype));
   l.tensor(fin).value(n).tensor(fbd);
   if (fso.defined()) l.tensor(fso);
   else l.null_tensor();
@@ -151,7 +152,7 @@ void isin_impl(at::meta::structured_isin_Tensor_Tensor&, const Tensor& out, cons
   test = sorted ? std::get<0>(at::sort(test)) : test.contiguous();
   Tensor o = out.is_contiguous() ? out : at::empty(out.sizes(), out.options());
   const int64_t n = in.numel();
-  Launch(device, "search", dtype_preamble(common), "isin_kernel")
+  Launch(device, dtype_kernel(device, "search", "isin_kernel", common))
       .tensor(in)
       .value(n)
       .tensor(test)
@@ -197,7 +198,9 @@ Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_si
   }
   Tensor result = at::empty({total}, repeats.options());
   if (total == 0) return result;
-  Launch(dev(repeats), "search", dtype_preamble(repeats.scalar_type()), "repeat_interleave_fill")
+  const auto rdtype = repeats.scalar_type();
+  Launch(dev(repeats), source_kernel(dev(repeats), "search", "repeat_interleave_fill",
+                                     kernel_variant({static_cast<int>(rdtype)}), [&] { return dtype_preamble(rdtype); }))
       .tensor(cum)
       .value<int64_t>(repeats.size(0))
       .tensor(result)
@@ -269,8 +272,9 @@ Tensor bincount(const Tensor& self, const OptTensor& weights_opt, int64_t minlen
   Tensor hist = at::zeros({nbins}, self.options().dtype(acc));
   const Tensor in = self.contiguous();
   const int64_t n = in.numel();
-  Launch l(device, "search", hist_preamble(in.scalar_type(), acc, has_weights ? acc : in.scalar_type()),
-           "bincount_kernel");
+  const ScalarType idtype = in.scalar_type(), wdtype = has_weights ? acc : idtype;
+  Launch l(device, source_kernel(device, "search", "bincount_kernel", kernel_variant({static_cast<int>(idtype), static_cast<int>(acc), static_cast<int>(wdtype)}),
+                                 [&] { return hist_preamble(idtype, acc, wdtype); }));
   l.tensor(in).value(n);
   if (has_weights) l.tensor(w);
   else l.null_tensor();
@@ -307,7 +311,8 @@ void histogramdd_run(const Tensor& self, const OptTensor& weight, bool density, 
   const Tensor edges = at::cat(flat).contiguous();
   ScratchBuffer meta_buf = ScratchBuffer::from_host(device, meta.data(), meta.size() * sizeof(int64_t));
   cl_mem mm = meta_buf.get();
-  Launch l(device, "search", hist_preamble(dtype, acc, dtype), "histogramdd_kernel");
+  Launch l(device, source_kernel(device, "search", "histogramdd_kernel", kernel_variant({static_cast<int>(dtype), static_cast<int>(acc)}),
+                                 [&] { return hist_preamble(dtype, acc, dtype); }));
   l.tensor(in).value(N).value(D).tensor(edges).raw(sizeof(cl_mem), &mm).value<int32_t>(mode);
   if (w.defined()) l.tensor(w);
   else l.null_tensor();

@@ -62,7 +62,8 @@ void flip_kernel(at::TensorIterator& iter, bool quantized) {
   if (n == 0) return;
   const auto device = iter.device().index();
   const c10::ScalarType dtype = iter.dtype(0);
-  Launch(device, "copy", bits_preamble(dtype) + bits_preamble(dtype, "SRC_"), "copy_cast")
+  Launch(device, source_kernel(device, "copy", "copy_cast", kernel_variant({0xff, static_cast<int>(dtype)}),  // 0xff: the bits program
+                               [&] { return bits_preamble(dtype) + bits_preamble(dtype, "SRC_"); }))
       .value(make_indexer(iter))
       .value<int64_t>(n)
       .device_pointer(iter.data_ptr(0))
@@ -76,7 +77,10 @@ void triangle_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor&
   if (self.numel() == 0) return;
   const int64_t nd = self.dim(), rows = self.size(-2), cols = self.size(-1);
   const Slices s = slices_along({out, self}, {nd - 2, nd - 1});
-  Launch(out.device().index(), "shape", bits_preamble(self.scalar_type()), "triangle")
+  const auto dtype = self.scalar_type();
+  Launch(out.device().index(), source_kernel(out.device().index(), "shape", "triangle",
+                                             kernel_variant({static_cast<int>(c10::elementSize(dtype))}),
+                                             [&] { return bits_preamble(dtype); }))
       .value(s.ix)
       .value<int64_t>(s.count)
       .value<int64_t>(rows)
@@ -105,7 +109,8 @@ at::Tensor tri_indices(int64_t row, int64_t col, int64_t offset, std::optional<c
   at::Tensor result = at::empty({2, total}, at::TensorOptions().dtype(st).layout(layout).device(device)
                                                 .pinned_memory(pin_memory));
   if (total == 0) return result;
-  Launch(result.device().index(), "shape", dtype_preamble(st), "tri_indices")
+  Launch(result.device().index(), source_kernel(result.device().index(), "shape", "tri_indices",
+                                                kernel_variant({static_cast<int>(st)}), [&] { return dtype_preamble(st); }))
       .value<int64_t>(row)
       .value<int64_t>(col)
       .value<int64_t>(offset)

@@ -173,7 +173,7 @@ at::Tensor& fill_scalar(at::Tensor& self, const c10::Scalar& value) {
                   .resize_outputs(false)
                   .check_all_same_dtype(false)
                   .build();
-  Launch(device, "fill", dtype_preamble(bt), "fill")
+  Launch(device, dtype_kernel(device, "fill", "fill", bt))
       .value(make_indexer(iter))
       .value<int64_t>(iter.numel())
       .tensor(iter.tensor_base(0))
