@@ -208,7 +208,7 @@ OCL_UNARY(sign, .expr = "pw_sign(a)", .dtypes = kAllTypes)
 // sgn: sign_stub for real dtypes, sgn_stub (z / |z|) for complex ones
 OCL_POINTWISE_STUB(sgn, sgn_stub, .expr = "a", .dtypes = 0, .complex_expr = "c_sgn(a)")
 OCL_NATIVE_OP_C(structured_sgn_out, "sgn", "sgn_", "sgn.out")
-OCL_POINTWISE_STUB(conj_physical, conj_physical_stub, .expr = "a", .dtypes = 0, .complex_expr = "c_conj(a)")
+OCL_POINTWISE_STUB(conj_physical, conj_physical_stub, .expr = "a", .dtypes = kAllTypes, .complex_expr = "c_conj(a)")
 OCL_NATIVE_FN_C("conj_physical.out", &at::native::conj_physical_out)
 OCL_UNARY(bitwise_not, .expr = "(T)(T_IS_BOOL ? (a == (T)0) : ~a)", .dtypes = kIntegralAndBool)
 OCL_UNARY_PREDICATE(signbit, .expr = "signbit(a) != 0", .dtypes = kNumbers, .int_expr = "a < (T)0")

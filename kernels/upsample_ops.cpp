@@ -44,6 +44,7 @@
 #include <cstring>
 
 #include "backend/kernel_launch.h"
+#include "kernels/dim_slices.h"
 #include "kernels/guarded_structured.h"
 
 namespace torch_ocl {
@@ -70,19 +71,12 @@ struct UpParams {
 };
 static_assert(sizeof(UpParams) == 8 * 25 + 16);
 
-// `t` as (N, C, D, H, W) for an op over its last `dims` dims.
-Tensor as5d(const Tensor& t, int dims) {
-  Tensor v = t;
-  while (v.dim() < 5) v = v.unsqueeze(v.dim() - dims);
-  return v;
-}
-
 // Params between `input` (input or grad_input) and `output` (output or
 // grad_output); work items follow `dst`'s layout.
 UpParams make_params(const Tensor& input, const Tensor& output, const Tensor& dst, Mode mode, bool align_corners,
                      std::initializer_list<OptD> scales) {
   const int dims = static_cast<int>(scales.size());
-  const Tensor in5 = as5d(input, dims), out5 = as5d(output, dims), d5 = as5d(dst, dims);
+  const Tensor in5 = as_ncdhw(input, dims), out5 = as_ncdhw(output, dims), d5 = as_ncdhw(dst, dims);
   UpParams p;
   p.N = in5.size(0);
   p.C = in5.size(1);

@@ -578,3 +578,13 @@ def test_many_dims(strict):
     compare(dx.permute(perm) + dy, x.permute(perm) + y)
     compare(torch.sigmoid(dx.permute(perm)) * dy, torch.sigmoid(x.permute(perm)) * y)
     compare(dx.permute(perm) > dy, x.permute(perm) > y)
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.bool, torch.int64, torch.float16, torch.float32], ids=str)
+def test_conj_physical_out_of_real_dtypes_copies(strict, dtype):
+    # conj_physical(out=) of a real tensor is a copy on the CPU and CUDA (the
+    # fuzzer found ocl raising "not implemented for 'Byte'" into a stepped out).
+    x = (torch.randn(3, 4) * 5).to(dtype)
+    out = torch.empty(3, 8, dtype=dtype, device="ocl")[:, ::2]
+    torch.conj_physical(x.to("ocl"), out=out)
+    assert torch.equal(out.cpu(), x)
