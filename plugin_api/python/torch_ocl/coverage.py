@@ -42,6 +42,25 @@ def summary_line(results) -> str:
             f"{len(native_ops)} ops native in every dtype")
 
 
+README_MARKS = ("<!-- ops-summary -->", "<!-- /ops-summary -->")
+
+
+def update_readme(path: str, results) -> bool:
+    """Rewrites the summary between README.md's ops-summary marks; False when
+    the file or its marks are missing."""
+    if not os.path.exists(path):
+        return False
+    with open(path) as f:
+        text = f.read()
+    start, end = text.find(README_MARKS[0]), text.find(README_MARKS[1])
+    if start < 0 or end < start:
+        return False
+    text = text[:start + len(README_MARKS[0])] + summary_line(results) + text[end:]
+    with open(path, "w") as f:
+        f.write(text)
+    return True
+
+
 def render(results, meta: dict, known: dict) -> str:
     dtypes = [d for d in meta["dtypes"]]
     by_op = collections.OrderedDict()
@@ -157,6 +176,9 @@ def main(argv=None) -> int:
         with open(args.out, "w") as f:
             f.write(render(data["results"], data["meta"], known))
         print(f"wrote {args.out} and {json_out}")
+        readme = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(args.out))), "README.md")
+        if update_readme(readme, data["results"]):
+            print(f"updated the op-coverage summary in {readme}")
     print(summary_line(data["results"]))
     found = expectations.problems(data["results"], known, {}, full=False)
     for p in found:
