@@ -7,7 +7,6 @@
 #include <array>
 #include <atomic>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -94,7 +93,6 @@ std::unique_ptr<CachedKernel> create_kernel(c10::DeviceIndex device, cl_program 
   return ck;
 }
 
-std::mutex kernels_mutex;
 }  // namespace
 
 const ClType& cl_type(c10::ScalarType dtype) { return type_info(dtype); }
@@ -196,14 +194,6 @@ KernelCacheStats kernel_cache_stats() {
   s.args_set = tls_args_set;
   return s;
 }
-
-namespace {
-std::map<std::pair<cl_program, std::string>, std::unique_ptr<CachedKernel>>& kernels() {
-  static auto* k = new std::map<std::pair<cl_program, std::string>, std::unique_ptr<CachedKernel>>();
-  return *k;
-}
-
-}  // namespace
 
 std::string dtype_preamble(c10::ScalarType dtype, const std::string& prefix) {
   const TypeInfo& ti = type_info(dtype);
