@@ -13,7 +13,6 @@
 #include <ATen/core/Tensor.h>
 #include <ATen/core/ivalue.h>
 #include <c10/core/Device.h>
-#include <torch/library.h>
 
 #include <optional>
 #include <string>
@@ -100,33 +99,6 @@ class DeviceMatch {
 template <class... A>
 void check_same_device(const std::string& op, bool enabled, const A&... args) {
   if (enabled) DeviceMatch().template check<A...>(op, args...);
-}
-
-// A hand-written native kernel `Fn` with the device check in front:
-// register_checked<&fn>(m, "nll_loss_forward") instead of
-// m.impl("nll_loss_forward", TORCH_FN(fn)).
-template <auto Fn, class Sig = decltype(Fn)>
-struct DeviceChecked;
-template <auto Fn, class R, class... A>
-struct DeviceChecked<Fn, R (*)(A...)> {
-  static std::string& name() {
-    static std::string n;
-    return n;
-  }
-  static bool& enabled() {
-    static bool e = true;
-    return e;
-  }
-  static R call(A... a) {
-    check_same_device<A...>(name(), enabled(), a...);
-    return Fn(a...);
-  }
-};
-template <auto Fn>
-void register_checked(torch::Library& m, const char* schema) {
-  DeviceChecked<Fn>::name() = std::string("aten::") + schema;
-  DeviceChecked<Fn>::enabled() = !takes_cpu_tensors(DeviceChecked<Fn>::name());
-  m.impl(schema, TORCH_FN((DeviceChecked<Fn>::call)));
 }
 
 }  // namespace torch_ocl

@@ -13,6 +13,8 @@
 #include <ATen/ops/zeros_like.h>
 #include <torch/library.h>
 
+#include "kernels/register_op.h"
+
 namespace torch_ocl {
 namespace {
 
@@ -59,8 +61,8 @@ Tensor& update_scale(Tensor& current_scale, Tensor& growth_tracker, const Tensor
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("_amp_foreach_non_finite_check_and_unscale_", TORCH_FN(at::native::_amp_foreach_non_finite_check_and_unscale_cpu_));
-  m.impl("_amp_update_scale_", TORCH_FN(at::native::_amp_update_scale_cpu_));
+  register_op<&at::native::_amp_foreach_non_finite_check_and_unscale_cpu_>(m, "_amp_foreach_non_finite_check_and_unscale_");
+  register_op<&at::native::_amp_update_scale_cpu_>(m, "_amp_update_scale_");
 }
 
 }  // namespace torch_ocl

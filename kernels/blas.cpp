@@ -28,7 +28,7 @@
 #include <cstdio>
 
 #include "backend/device_profile.h"
-#include "backend/same_device.h"
+#include "kernels/register_op.h"
 #include "backend/device_ptr.h"
 #include "backend/fallback.h"
 #include "backend/kernel_launch.h"
@@ -87,12 +87,6 @@ Operand operand(const at::Tensor& t) {
 void check_same_dtype(const at::Tensor& a, const at::Tensor& b) {
   TORCH_CHECK(a.scalar_type() == b.scalar_type(), "expected m1 and m2 to have the same dtype, but got: ",
               a.scalar_type(), " != ", b.scalar_type());
-}
-
-void check_same_device(const at::Tensor& a, const at::Tensor& b) {
-  TORCH_CHECK(a.device() == b.device(),
-              "Expected all tensors to be on the same device, but found at least two devices, ",
-              a.device(), " and ", b.device(), "!");
 }
 
 bool clblast_type(c10::ScalarType t) { return t == c10::kFloat || t == c10::kDouble; }
@@ -297,29 +291,14 @@ void gemm_batched(const at::Tensor& out, const at::Tensor& a, const at::Tensor& 
 
 namespace {
 
-// mm and bmm: `FallbackOp` is the op's .out overload, used for dtypes CLBlast lacks.
-template <class FallbackOp>
+// mm and bmm (registered for gemm_native dtypes: the others run on the CPU).
 void matmul_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor& self, const at::Tensor& mat2) {
-  check_same_device(self, mat2);
-  check_same_device(self, out);
   check_same_dtype(self, mat2);
-  if (!gemm_native(self.scalar_type())) {
-    at::native::call_fallback_fn<&cpu_fallback_kernel, FallbackOp>::call(self, mat2, const_cast<at::Tensor&>(out));
-    return;
-  }
   gemm(out, self, mat2, 1.0, 0.0);
 }
 
 void addmm_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor& self, const at::Tensor& mat1,
                 const at::Tensor& mat2, const c10::Scalar& beta, const c10::Scalar& alpha) {
-  check_same_device(mat1, mat2);
-  check_same_device(mat1, out);
-  check_same_device(self, out);
-  if (!gemm_native(mat1.scalar_type())) {
-    at::native::call_fallback_fn<&cpu_fallback_kernel, ATEN_OP2(addmm, out)>::call(
-        self, mat1, mat2, beta, alpha, const_cast<at::Tensor&>(out));
-    return;
-  }
   const double b = beta.toDouble();
   if (b != 0 && !out.is_same(self)) out.copy_(self.expand_as(out));
   gemm(out, mat1, mat2, alpha.toDouble(), b);
@@ -363,11 +342,7 @@ void gemv(const at::Tensor& out, const at::Tensor& mat, const at::Tensor& vec, d
 
 void addmv_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor& self, const at::Tensor& mat,
                 const at::Tensor& vec, const c10::Scalar& beta, const c10::Scalar& alpha) {
-  check_same_device(mat, vec);
-  check_same_device(mat, out);
-  check_same_device(self, out);
-  if (!gemm_native(out.scalar_type()) || mat.scalar_type() != out.scalar_type() ||
-      vec.scalar_type() != out.scalar_type()) {
+  if (mat.scalar_type() != out.scalar_type() || vec.scalar_type() != out.scalar_type()) {  // (the CPU's error)
     at::native::call_fallback_fn<&cpu_fallback_kernel, ATEN_OP2(addmv, out)>::call(
         self, mat, vec, beta, alpha, const_cast<at::Tensor&>(out));
     return;
@@ -379,17 +354,9 @@ void addmv_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor& se
 
 void baddbmm_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor& self, const at::Tensor& batch1,
                   const at::Tensor& batch2, const c10::Scalar& beta, const c10::Scalar& alpha) {
-  check_same_device(batch1, batch2);
-  check_same_device(batch1, out);
-  check_same_device(self, out);
   // (ATen's meta leaves this check to the kernel)
   TORCH_CHECK(batch1.scalar_type() == batch2.scalar_type(), "expected scalar type ", batch1.scalar_type(),
               " but found ", batch2.scalar_type());
-  if (!gemm_native(out.scalar_type())) {
-    at::native::call_fallback_fn<&cpu_fallback_kernel, ATEN_OP2(baddbmm, out)>::call(
-        self, batch1, batch2, beta, alpha, const_cast<at::Tensor&>(out));
-    return;
-  }
   const double b = beta.toDouble();
   if (b != 0 && !out.is_same(self)) out.copy_(self.expand_as(out));
   gemm(out, batch1, batch2, alpha.toDouble(), b);
@@ -407,9 +374,6 @@ void addbmm_into(at::Tensor& result, const at::Tensor& self, const at::Tensor& b
               batch1.size(2), " and ", batch2.size(1), "x", batch2.size(2), ")");
   const int64_t m = batch1.size(1), n = batch2.size(2);
   TORCH_CHECK(self.size(0) == m && self.size(1) == n, "self tensor does not match matmul output shape");
-  check_same_device(batch1, batch2);
-  check_same_device(batch1, result);
-  check_same_device(self, result);
   TORCH_CHECK(self.scalar_type() == batch2.scalar_type(), "self and mat2 must have the same dtype, but got ",
               self.scalar_type(), " and ", batch2.scalar_type());
   TORCH_CHECK(batch1.scalar_type() == batch2.scalar_type(), "mat1 and mat2 must have the same dtype, but got ",
@@ -423,9 +387,6 @@ void addbmm_into(at::Tensor& result, const at::Tensor& self, const at::Tensor& b
 
 at::Tensor& addbmm_out(const at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2,
                        const c10::Scalar& beta, const c10::Scalar& alpha, at::Tensor& out) {
-  if (!gemm_native(self.scalar_type()))
-    return at::native::call_fallback_fn<&cpu_fallback_kernel, ATEN_OP2(addbmm, out)>::call(self, batch1, batch2,
-                                                                                           beta, alpha, out);
   const auto b_self = at::expand_size(self, {batch1.size(1), batch2.size(2)}, "addbmm_out");
   addbmm_into(out, *b_self, batch1, batch2, beta, alpha);
   return out;
@@ -439,18 +400,12 @@ at::Tensor addbmm(const at::Tensor& self, const at::Tensor& batch1, const at::Te
 
 at::Tensor& addbmm_(at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2, const c10::Scalar& beta,
                     const c10::Scalar& alpha) {
-  if (!gemm_native(self.scalar_type()))
-    return at::native::call_fallback_fn<&cpu_fallback_kernel, ATEN_OP(addbmm_)>::call(self, batch1, batch2, beta,
-                                                                                     alpha);
   addbmm_into(self, self, batch1, batch2, beta, alpha);
   return self;
 }
 
 // dot / vdot of real vectors (vdot conjugates its first argument: the same for reals).
-template <class FallbackOp>
 at::Tensor dot_impl(const at::Tensor& self, const at::Tensor& other, const char* name) {
-  if (self.is_complex() || !has_kernels(self.scalar_type()))
-    return at::native::call_fallback_fn<&cpu_fallback_kernel, FallbackOp>::call(self, other);
   TORCH_CHECK(self.dim() == 1 && other.dim() == 1, "1D tensors expected, but got ", self.dim(), "D and ",
               other.dim(), "D tensors");
   TORCH_CHECK(self.scalar_type() == other.scalar_type(), name,
@@ -459,12 +414,11 @@ at::Tensor dot_impl(const at::Tensor& self, const at::Tensor& other, const char*
   TORCH_CHECK(self.numel() == other.numel(), "inconsistent tensor size, expected tensor [", self.numel(),
               "] and src [", other.numel(), "] to have the same number of elements, but got ", self.numel(),
               " and ", other.numel(), " elements respectively");
-  check_same_device(self, other);
   c10::DeviceGuard guard(self.device());
   const auto dtype = self.scalar_type();
   if (!clblast_type(dtype)) {
     if (half_type(dtype))  // accumulate in float32
-      return dot_impl<FallbackOp>(self.to(c10::kFloat), other.to(c10::kFloat), name).to(dtype);
+      return dot_impl(self.to(c10::kFloat), other.to(c10::kFloat), name).to(dtype);
     return at::mul(self, other).sum(dtype);  // integers and bool: exact
   }
   at::Tensor out = at::empty({}, self.options());
@@ -487,10 +441,10 @@ at::Tensor dot_impl(const at::Tensor& self, const at::Tensor& other, const char*
 }
 
 at::Tensor dot(const at::Tensor& self, const at::Tensor& other) {
-  return dot_impl<ATEN_OP(dot)>(self, other, "dot");
+  return dot_impl(self, other, "dot");
 }
 at::Tensor vdot(const at::Tensor& self, const at::Tensor& other) {
-  return dot_impl<ATEN_OP(vdot)>(self, other, "vdot");
+  return dot_impl(self, other, "vdot");
 }
 
 // addr (outer-product update): ATen's CompositeExplicitAutograd math_addr
@@ -529,20 +483,22 @@ using ScalarRef = const c10::Scalar&;
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   using namespace at::meta;
-  register_structured<structured_mm, &matmul_impl<ATEN_OP2(mm, out)>, TensorRef>(m, "mm", nullptr, "mm.out");
-  register_structured<structured_bmm, &matmul_impl<ATEN_OP2(bmm, out)>, TensorRef>(m, "bmm", nullptr, "bmm.out");
+  // The matrix products run natively for gemm_native dtypes (CLBlast's, and
+  // half types through float32); other dtypes run on the CPU.
+  register_structured<structured_mm, &matmul_impl, TensorRef>(m, "mm", nullptr, "mm.out", gemm_native);
+  register_structured<structured_bmm, &matmul_impl, TensorRef>(m, "bmm", nullptr, "bmm.out", gemm_native);
   register_structured<structured_addmm, &addmm_impl, TensorRef, TensorRef, ScalarRef, ScalarRef>(
-      m, "addmm", "addmm_", "addmm.out");
+      m, "addmm", "addmm_", "addmm.out", gemm_native);
   register_structured<structured_addmv, &addmv_impl, TensorRef, TensorRef, ScalarRef, ScalarRef>(
-      m, "addmv", "addmv_", "addmv.out");
+      m, "addmv", "addmv_", "addmv.out", gemm_native);
   register_structured<structured_baddbmm, &baddbmm_impl, TensorRef, TensorRef, ScalarRef, ScalarRef>(
-      m, "baddbmm", "baddbmm_", "baddbmm.out");
-  ::torch_ocl::register_checked<&addbmm>(m, "addbmm");
-  ::torch_ocl::register_checked<&addbmm_>(m, "addbmm_");
-  ::torch_ocl::register_checked<&addbmm_out>(m, "addbmm.out");
-  ::torch_ocl::register_checked<&dot>(m, "dot");
-  ::torch_ocl::register_checked<&vdot>(m, "vdot");
-  ::torch_ocl::register_checked<&addr>(m, "addr");
+      m, "baddbmm", "baddbmm_", "baddbmm.out", gemm_native);
+  register_op<&addbmm, gemm_native>(m, "addbmm");
+  register_op<&addbmm_, gemm_native>(m, "addbmm_");
+  register_op<&addbmm_out, gemm_native>(m, "addbmm.out");
+  register_op<&dot>(m, "dot");
+  register_op<&vdot>(m, "vdot");
+  register_op<&addr, takes_complex>(m, "addr");  // (complex through outer and add)
 }
 
 }  // namespace torch_ocl

@@ -21,7 +21,7 @@
 #include <optional>
 #include <sstream>
 
-#include "backend/same_device.h"
+#include "kernels/register_op.h"
 #include "backend/fallback.h"
 #include "backend/kernel_launch.h"
 #include "kernels/blas.h"
@@ -370,8 +370,8 @@ void col2im_2d(const Tensor& col, const Tensor& img, const Window2d& w) {
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  ::torch_ocl::register_checked<&convolution_overrideable>(m, "convolution_overrideable");
-  ::torch_ocl::register_checked<&convolution_backward_overrideable>(m, "convolution_backward_overrideable");
+  ::torch_ocl::register_op<&convolution_overrideable>(m, "convolution_overrideable");
+  ::torch_ocl::register_op<&convolution_backward_overrideable>(m, "convolution_backward_overrideable");
 }
 
 }  // namespace torch_ocl

@@ -23,12 +23,4 @@ struct Slices {
 // along `dims` (wrapped, distinct).
 Slices slices_along(std::initializer_list<at::Tensor> tensors, std::initializer_list<int64_t> dims);
 
-// `t` as (N, C, D, H, W) for an op over its last `dims` (1-3) dims: a
-// batch-less input gets N = 1, missing spatial dims size 1 (pooling, padding).
-inline at::Tensor as_ncdhw(const at::Tensor& t, int dims) {
-  at::Tensor v = t.dim() == dims + 1 ? t.unsqueeze(0) : t;
-  while (v.dim() < 5) v = v.unsqueeze(2);
-  return v;
-}
-
 }  // namespace torch_ocl

@@ -21,7 +21,7 @@
 #include <ATen/ops/where.h>
 #include <ATen/ops/zeros.h>
 
-#include "backend/same_device.h"
+#include "kernels/register_op.h"
 #include "backend/device_checks.h"
 #include "backend/program_cache.h"
 #include "kernels/op_table.h"
@@ -204,11 +204,11 @@ Tensor embedding_bag_per_sample_weights_backward(const Tensor& grad, const Tenso
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   using namespace torch_ocl;
-  ::torch_ocl::register_checked<&embedding_dense_backward>(m, "embedding_dense_backward");
-  ::torch_ocl::register_checked<&embedding_renorm_>(m, "embedding_renorm_");
-  ::torch_ocl::register_checked<&embedding_bag_forward>(m, "_embedding_bag");
-  ::torch_ocl::register_checked<&embedding_bag_forward>(m, "_embedding_bag_forward_only");
-  ::torch_ocl::register_checked<&at::native::_embedding_bag_backward_symint>(m, "_embedding_bag_backward");
-  ::torch_ocl::register_checked<&embedding_bag_dense_backward>(m, "_embedding_bag_dense_backward");
-  ::torch_ocl::register_checked<&embedding_bag_per_sample_weights_backward>(m, "_embedding_bag_per_sample_weights_backward");
+  ::torch_ocl::register_op<&embedding_dense_backward>(m, "embedding_dense_backward");
+  ::torch_ocl::register_op<&embedding_renorm_>(m, "embedding_renorm_");
+  ::torch_ocl::register_op<&embedding_bag_forward>(m, "_embedding_bag");
+  ::torch_ocl::register_op<&embedding_bag_forward>(m, "_embedding_bag_forward_only");
+  ::torch_ocl::register_op<&at::native::_embedding_bag_backward_symint>(m, "_embedding_bag_backward");
+  ::torch_ocl::register_op<&embedding_bag_dense_backward>(m, "_embedding_bag_dense_backward");
+  ::torch_ocl::register_op<&embedding_bag_per_sample_weights_backward>(m, "_embedding_bag_per_sample_weights_backward");
 }

@@ -8,7 +8,7 @@
 #include <ATen/ops/empty.h>
 #include <torch/library.h>
 
-#include "backend/same_device.h"
+#include "kernels/register_op.h"
 #include "backend/fallback.h"
 #include "backend/kernel_launch.h"
 #include "kernels/conv_columns.h"
@@ -19,10 +19,8 @@ namespace {
 using at::IntArrayRef;
 using at::Tensor;
 
-bool native_dtype(const Tensor& t) {
-  const auto d = t.scalar_type();
-  return (c10::isFloatingType(d) || d == at::kBool) && has_kernels(d);
-}
+// The dtypes the kernels take (the others run on the CPU).
+bool native_dtype(at::ScalarType d) { return (c10::isFloatingType(d) || d == at::kBool) && has_kernels(d); }
 
 void check_sizes(IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
   TORCH_CHECK(kernel_size.size() == 2, "It is expected kernel_size equals to 2, but got size ", kernel_size.size());
@@ -47,12 +45,6 @@ Window2d make_window(IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef 
 
 Tensor& im2col_out(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
                    IntArrayRef stride, Tensor& output) {
-  if (!native_dtype(input)) {
-    run_fallback("aten::im2col.out",
-                 c10::impl::boxArgs<const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, Tensor&>(
-                     input, kernel_size, dilation, padding, stride, output));
-    return output;
-  }
   check_sizes(kernel_size, dilation, padding, stride);
   at::native::im2col_shape_check(input, Tensor(), kernel_size[0], kernel_size[1], dilation[0], dilation[1],
                                  padding[0], padding[1], stride[0], stride[1]);
@@ -76,12 +68,6 @@ Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation
 
 Tensor& col2im_out(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation,
                    IntArrayRef padding, IntArrayRef stride, Tensor& output) {
-  if (!native_dtype(input)) {
-    run_fallback("aten::col2im.out", c10::impl::boxArgs<const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef,
-                                                        IntArrayRef, IntArrayRef, Tensor&>(
-                                         input, output_size, kernel_size, dilation, padding, stride, output));
-    return output;
-  }
   TORCH_CHECK(output_size.size() == 2, "It is expected output_size equals to 2, but got size ", output_size.size());
   check_sizes(kernel_size, dilation, padding, stride);
   at::native::col2im_shape_check(input, Tensor(), output_size[0], output_size[1], kernel_size[0], kernel_size[1],
@@ -104,10 +90,10 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  ::torch_ocl::register_checked<&im2col>(m, "im2col");
-  ::torch_ocl::register_checked<&im2col_out>(m, "im2col.out");
-  ::torch_ocl::register_checked<&col2im>(m, "col2im");
-  ::torch_ocl::register_checked<&col2im_out>(m, "col2im.out");
+  register_op<&im2col, native_dtype>(m, "im2col");
+  register_op<&im2col_out, native_dtype>(m, "im2col.out");
+  register_op<&col2im, native_dtype>(m, "col2im");
+  register_op<&col2im_out, native_dtype>(m, "col2im.out");
 }
 
 }  // namespace torch_ocl

@@ -11,7 +11,7 @@
 #include <ATen/ops/zeros.h>
 #include <torch/library.h>
 
-#include "backend/same_device.h"
+#include "kernels/register_op.h"
 #include "backend/fallback.h"
 #include "backend/kernel_launch.h"
 
@@ -63,10 +63,6 @@ std::string preamble(c10::ScalarType dtype) {
   return dtype_preamble(dtype) + (dtype == at::kDouble ? "#define GS_DOUBLE 1\n" : "");
 }
 
-bool native_call(const Tensor& input, const Tensor& grid) {
-  return c10::isFloatingType(input.scalar_type()) && has_kernels(input.scalar_type()) &&
-         grid.scalar_type() == input.scalar_type();
-}
 
 void check(const Tensor& input, const Tensor& grid, int64_t interp, int dims) {
   at::native::check_grid_sampler_common(input, grid);
@@ -76,11 +72,6 @@ void check(const Tensor& input, const Tensor& grid, int64_t interp, int dims) {
 
 template <int Dims>
 Tensor grid_sampler(const Tensor& input, const Tensor& grid, int64_t interp, int64_t padding, bool align_corners) {
-  if (!native_call(input, grid))
-    return run_fallback(Dims == 2 ? "aten::grid_sampler_2d" : "aten::grid_sampler_3d",
-                        c10::impl::boxArgs<const Tensor&, const Tensor&, int64_t, int64_t, bool>(
-                            input, grid, interp, padding, align_corners))[0]
-        .toTensor();
   check(input, grid, interp, Dims);
   std::vector<int64_t> sizes{input.size(0), input.size(1)};
   for (int i = 1; i <= Dims; ++i) sizes.push_back(grid.size(i));
@@ -103,13 +94,11 @@ template <int Dims>
 std::tuple<Tensor, Tensor> grid_sampler_backward(const Tensor& grad_output, const Tensor& input, const Tensor& grid,
                                                  int64_t interp, int64_t padding, bool align_corners,
                                                  std::array<bool, 2> output_mask) {
-  if (!native_call(input, grid) || grad_output.scalar_type() != input.scalar_type()) {
-    auto s = run_fallback(
-        Dims == 2 ? "aten::grid_sampler_2d_backward" : "aten::grid_sampler_3d_backward",
-        c10::impl::boxArgs<const Tensor&, const Tensor&, const Tensor&, int64_t, int64_t, bool, std::array<bool, 2>>(
-            grad_output, input, grid, interp, padding, align_corners, output_mask));
-    return {s[0].toTensor(), s[1].toTensor()};
-  }
+  if (grad_output.scalar_type() != input.scalar_type())  // (the kernels read both as one dtype)
+    return fallback_call<std::tuple<Tensor, Tensor>, const Tensor&, const Tensor&, const Tensor&, int64_t, int64_t,
+                         bool, std::array<bool, 2>>(
+        Dims == 2 ? "aten::grid_sampler_2d_backward" : "aten::grid_sampler_3d_backward", grad_output, input, grid,
+        interp, padding, align_corners, output_mask);
   check(input, grid, interp, Dims);
   if (output_mask[0]) at::globalContext().alertNotDeterministic(Dims == 2 ? "grid_sampler_2d_backward_ocl"
                                                                           : "grid_sampler_3d_backward_ocl");
@@ -138,10 +127,10 @@ std::tuple<Tensor, Tensor> grid_sampler_backward(const Tensor& grad_output, cons
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  ::torch_ocl::register_checked<&grid_sampler<2>>(m, "grid_sampler_2d");
-  ::torch_ocl::register_checked<&grid_sampler<3>>(m, "grid_sampler_3d");
-  ::torch_ocl::register_checked<&grid_sampler_backward<2>>(m, "grid_sampler_2d_backward");
-  ::torch_ocl::register_checked<&grid_sampler_backward<3>>(m, "grid_sampler_3d_backward");
+  register_op<&grid_sampler<2>, takes_floating>(m, "grid_sampler_2d");
+  register_op<&grid_sampler<3>, takes_floating>(m, "grid_sampler_3d");
+  register_op<&grid_sampler_backward<2>, takes_floating>(m, "grid_sampler_2d_backward");
+  register_op<&grid_sampler_backward<3>, takes_floating>(m, "grid_sampler_3d_backward");
 }
 
 }  // namespace torch_ocl

@@ -25,7 +25,6 @@ using namespace norm;
 // [N, C, *] views as [N, group, C / group, HxW].
 void group_norm_kernel(const Tensor& X, const Tensor& gamma, const Tensor& beta, int64_t N, int64_t C,
                        int64_t HxW, int64_t group, double eps, Tensor& Y, Tensor& mean, Tensor& rstd) {
-  check_same_device("native_group_norm", {X, gamma, beta});
   check_floating("GroupNormKernelImpl", X);
   const int64_t D = C / group;
   const auto acc = acc_dtype(X.scalar_type());
@@ -45,7 +44,6 @@ void group_norm_kernel(const Tensor& X, const Tensor& gamma, const Tensor& beta,
 void group_norm_backward_kernel(const Tensor& dY, const Tensor& X, const Tensor& mean, const Tensor& rstd,
                                 const Tensor& gamma, int64_t N, int64_t C, int64_t HxW, int64_t group, Tensor& dX,
                                 Tensor& dgamma, Tensor& dbeta) {
-  check_same_device("native_group_norm_backward", {dY, X, mean, rstd, gamma});
   check_floating("GroupNormBackwardKernelImpl", X);
   const int64_t D = C / group;
   const auto acc = acc_dtype(X.scalar_type());
@@ -96,6 +94,6 @@ REGISTER_PRIVATEUSE1_DISPATCH(GroupNormBackwardKernel, &torch_ocl::group_norm_ba
 }  // namespace at::native
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  torch_ocl::register_guarded<&torch_ocl::group_norm>(m, "native_group_norm");
-  torch_ocl::register_guarded<&torch_ocl::group_norm_backward>(m, "native_group_norm_backward");
+  torch_ocl::register_op<&torch_ocl::group_norm>(m, "native_group_norm");
+  torch_ocl::register_op<&torch_ocl::group_norm_backward>(m, "native_group_norm_backward");
 }

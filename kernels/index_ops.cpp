@@ -401,7 +401,7 @@ REGISTER_PRIVATEUSE1_DISPATCH(put_stub, &torch_ocl::put_kernel)
 
 using at::Tensor;
 // Copies (and the sums of index_put_/put_ with accumulate=True) take complex
-// too (KernelGate::kComplex), as index_add and index_reduce (prod / mean).
+// too (takes_complex), as index_add and index_reduce (prod / mean).
 OCL_NATIVE_FN_C("index_select", &torch_ocl::index_select)
 OCL_NATIVE_FN_C("index_select.out", &torch_ocl::index_select_out)
 OCL_NATIVE_FN_C("index.Tensor", &torch_ocl::index_functional)
@@ -419,11 +419,11 @@ namespace torch_ocl {
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_structured<at::native::structured_index_copy_out, &index_copy_impl, int64_t, const Tensor&,
                       const Tensor&>(m, "index_copy", "index_copy_", "index_copy.out",
-                                                        KernelGate::kComplex);
+                                                        takes_complex);
   register_structured<at::meta::structured_index_add, &index_add_impl, int64_t, const Tensor&, const Tensor&,
-                      const c10::Scalar&>(m, "index_add", "index_add_", "index_add.out", KernelGate::kComplex);
+                      const c10::Scalar&>(m, "index_add", "index_add_", "index_add.out", takes_complex);
   register_structured<at::meta::structured_index_reduce, &index_reduce_impl, int64_t, const Tensor&,
                       const Tensor&, c10::string_view, bool>(m, "index_reduce", "index_reduce_", "index_reduce.out",
-                                                                  KernelGate::kComplex);
+                                                                  takes_complex);
 }
 }  // namespace torch_ocl

@@ -34,7 +34,7 @@
 #include <ATen/ops/squeeze.h>
 #include <functional>
 
-#include "backend/same_device.h"
+#include "kernels/register_op.h"
 #include "backend/device_checks.h"
 #include "backend/program_cache.h"
 #include "kernels/op_table.h"
@@ -579,24 +579,24 @@ Tensor multilabel_margin_loss_backward(const Tensor& grad_output, const Tensor& 
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  ::torch_ocl::register_checked<&nll_loss_forward>(m, "nll_loss_forward");
-  ::torch_ocl::register_checked<&nll_loss_forward_out>(m, "nll_loss_forward.output");
-  ::torch_ocl::register_checked<&nll_loss_backward>(m, "nll_loss_backward");
-  ::torch_ocl::register_checked<&nll_loss_backward_out>(m, "nll_loss_backward.grad_input");
-  ::torch_ocl::register_checked<&nll_loss2d_forward>(m, "nll_loss2d_forward");
-  ::torch_ocl::register_checked<&nll_loss2d_forward_out>(m, "nll_loss2d_forward.output");
-  ::torch_ocl::register_checked<&nll_loss2d_backward>(m, "nll_loss2d_backward");
-  ::torch_ocl::register_checked<&nll_loss2d_backward_out>(m, "nll_loss2d_backward.grad_input");
-  ::torch_ocl::register_checked<&multi_margin_loss>(m, "multi_margin_loss");
-  ::torch_ocl::register_checked<&multi_margin_loss_out>(m, "multi_margin_loss.out");
-  ::torch_ocl::register_checked<&multi_margin_loss_backward>(m, "multi_margin_loss_backward");
-  ::torch_ocl::register_checked<&multi_margin_loss_backward_out>(m, "multi_margin_loss_backward.grad_input");
-  ::torch_ocl::register_checked<&multilabel_margin_loss_forward>(m, "multilabel_margin_loss_forward");
-  ::torch_ocl::register_checked<&multilabel_margin_loss_forward_out>(m, "multilabel_margin_loss_forward.output");
-  ::torch_ocl::register_checked<&multilabel_margin_loss_backward>(m, "multilabel_margin_loss_backward");
-  ::torch_ocl::register_checked<&multilabel_margin_loss_backward_out>(m, "multilabel_margin_loss_backward.grad_input");
-  ::torch_ocl::register_checked<&binary_cross_entropy>(m, "binary_cross_entropy");
-  ::torch_ocl::register_checked<&binary_cross_entropy_out>(m, "binary_cross_entropy.out");
-  ::torch_ocl::register_checked<&binary_cross_entropy_backward>(m, "binary_cross_entropy_backward");
-  ::torch_ocl::register_checked<&binary_cross_entropy_backward_out>(m, "binary_cross_entropy_backward.grad_input");
+  ::torch_ocl::register_op<&nll_loss_forward>(m, "nll_loss_forward");
+  ::torch_ocl::register_op<&nll_loss_forward_out>(m, "nll_loss_forward.output");
+  ::torch_ocl::register_op<&nll_loss_backward>(m, "nll_loss_backward");
+  ::torch_ocl::register_op<&nll_loss_backward_out>(m, "nll_loss_backward.grad_input");
+  ::torch_ocl::register_op<&nll_loss2d_forward>(m, "nll_loss2d_forward");
+  ::torch_ocl::register_op<&nll_loss2d_forward_out>(m, "nll_loss2d_forward.output");
+  ::torch_ocl::register_op<&nll_loss2d_backward>(m, "nll_loss2d_backward");
+  ::torch_ocl::register_op<&nll_loss2d_backward_out>(m, "nll_loss2d_backward.grad_input");
+  ::torch_ocl::register_op<&multi_margin_loss>(m, "multi_margin_loss");
+  ::torch_ocl::register_op<&multi_margin_loss_out>(m, "multi_margin_loss.out");
+  ::torch_ocl::register_op<&multi_margin_loss_backward>(m, "multi_margin_loss_backward");
+  ::torch_ocl::register_op<&multi_margin_loss_backward_out>(m, "multi_margin_loss_backward.grad_input");
+  ::torch_ocl::register_op<&multilabel_margin_loss_forward>(m, "multilabel_margin_loss_forward");
+  ::torch_ocl::register_op<&multilabel_margin_loss_forward_out>(m, "multilabel_margin_loss_forward.output");
+  ::torch_ocl::register_op<&multilabel_margin_loss_backward>(m, "multilabel_margin_loss_backward");
+  ::torch_ocl::register_op<&multilabel_margin_loss_backward_out>(m, "multilabel_margin_loss_backward.grad_input");
+  ::torch_ocl::register_op<&binary_cross_entropy>(m, "binary_cross_entropy");
+  ::torch_ocl::register_op<&binary_cross_entropy_out>(m, "binary_cross_entropy.out");
+  ::torch_ocl::register_op<&binary_cross_entropy_backward>(m, "binary_cross_entropy_backward");
+  ::torch_ocl::register_op<&binary_cross_entropy_backward_out>(m, "binary_cross_entropy_backward.grad_input");
 }

@@ -126,7 +126,7 @@ Tensor& masked_scatter_(Tensor& self, const Tensor& mask, const Tensor& source) 
 }  // namespace
 }  // namespace torch_ocl
 
-// Complex too (KernelGate::kComplex): nonzero tests (re, im), the others move bits.
+// Complex too (takes_complex): nonzero tests (re, im), the others move bits.
 OCL_NATIVE_FN_C("nonzero", &torch_ocl::nonzero)
 OCL_NATIVE_FN_C("nonzero.out", &torch_ocl::nonzero_out)
 OCL_NATIVE_FN_C("masked_select", &torch_ocl::masked_select)

@@ -54,12 +54,6 @@ c10::ScalarType acc_dtype(c10::ScalarType t);
 c10::ScalarType wide_dtype(const at::Tensor& like);
 // The CPU's NotImplementedError for non-floating inputs.
 void check_floating(const char* name, const at::Tensor& t);
-// PyTorch's "Expected all tensors to be on the same device" check (what the
-// in-tree codegen does for CUDA ops) over the defined tensors of `tensors`.
-inline void check_same_device(const char* op, std::initializer_list<at::Tensor> tensors) {
-  std::optional<c10::Device> common;
-  for (const auto& t : tensors) c10::impl::check_and_update_common_device(common, t, op, "tensors");
-}
 inline at::Tensor opt(const std::optional<at::Tensor>& t) { return t.value_or(at::Tensor()); }
 // `t`, or when undefined a 0-dim device tensor `absent` (as `like`'s options)
 // for an engine operand.

@@ -109,7 +109,6 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& input, at::IntArrayR
                                               const std::optional<Tensor>& weight_opt,
                                               const std::optional<Tensor>& bias_opt, double eps) {
   const Tensor weight = opt(weight_opt), bias = opt(bias_opt);
-  check_same_device("native_layer_norm", {input, weight, bias});
   const bool mixed = at::native::is_mixed_type(input, weight, bias);
   if (mixed) at::native::check_mixed_data_type(input, weight, bias);
   const auto [M, N] = at::native::_check_layer_norm_inputs(input, normalized_shape, weight, bias);
@@ -147,7 +146,6 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& dY, const T
                                                        const std::optional<Tensor>& bias_opt,
                                                        std::array<bool, 3> mask) {
   const Tensor weight = opt(weight_opt), bias = opt(bias_opt);
-  check_same_device("native_layer_norm_backward", {dY, input, mean, rstd, weight, bias});
   const auto [M, N] = at::native::_check_layer_norm_inputs(input, normalized_shape, weight, bias);
   check_floating("LayerNormBackwardKernelImpl", input);
   const Tensor X = input.contiguous(), dy = dY.contiguous();
@@ -180,7 +178,6 @@ std::pair<int64_t, int64_t> rms_rows(const Tensor& input, at::IntArrayRef normal
 std::tuple<Tensor, Tensor> fused_rms_norm(const Tensor& input, at::IntArrayRef normalized_shape,
                                           const std::optional<Tensor>& weight_opt, std::optional<double> eps) {
   const Tensor weight = opt(weight_opt);
-  check_same_device("_fused_rms_norm", {input, weight});
   const auto [M, N] = rms_rows(input, normalized_shape, weight);
   check_floating("rms_norm", input);
   const auto acc = acc_dtype(input.scalar_type());
@@ -200,7 +197,6 @@ std::tuple<Tensor, Tensor> fused_rms_norm_backward(const Tensor& dY, const Tenso
                                                    at::IntArrayRef normalized_shape, const Tensor& rstd,
                                                    const std::optional<Tensor>& weight_opt, std::array<bool, 2> mask) {
   const Tensor weight = opt(weight_opt);
-  check_same_device("_fused_rms_norm_backward", {dY, input, rstd, weight});
   const auto [M, N] = rms_rows(input, normalized_shape, weight);
   check_floating("rms_norm", input);
   const auto acc = acc_dtype(input.scalar_type());
@@ -254,7 +250,6 @@ std::pair<Tensor, Tensor> batch_stats(const Tensor& input, const Tensor& running
 std::tuple<Tensor, Tensor, Tensor> batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
                                               const Tensor& running_mean, const Tensor& running_var, bool train,
                                               double momentum, double eps) {
-  check_same_device("batch_norm", {input, weight, bias, running_mean, running_var});
   const bool mixed = at::native::is_mixed_type(input, weight, bias, running_mean, running_var);
   if (mixed) at::native::check_mixed_data_type(input, weight, bias, running_mean, running_var);
   check_floating("batch_norm", input);
@@ -291,7 +286,6 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, c
                                                        const Tensor& running_var, const Tensor& save_mean,
                                                        const Tensor& save_invstd, bool train, double eps,
                                                        std::array<bool, 3> mask) {
-  check_same_device("batch_norm_backward", {grad_out, input, weight, running_mean, running_var, save_mean, save_invstd});
   const bool mixed = at::native::is_mixed_type(input, weight, running_mean, running_var, save_mean, save_invstd);
   if (mixed) at::native::check_mixed_data_type(input, weight, running_mean, running_var, save_mean, save_invstd);
   check_floating("batch_norm_backward_cpu", input);
@@ -398,7 +392,6 @@ std::tuple<Tensor, Tensor, Tensor> new_batch_norm_backward(
 std::tuple<Tensor, Tensor> batch_norm_update_stats(const Tensor& input, const std::optional<Tensor>& running_mean,
                                                    const std::optional<Tensor>& running_var, double momentum) {
   const Tensor rm = opt(running_mean), rv = opt(running_var);
-  check_same_device("batch_norm_update_stats", {input, rm, rv});
   const bool mixed = at::native::is_mixed_type(input, rm, rv);
   if (mixed) at::native::check_mixed_data_type(input, rm, rv);
   check_floating("batch_norm_update_stats_cpu", input);
@@ -412,16 +405,16 @@ std::tuple<Tensor, Tensor> batch_norm_update_stats(const Tensor& input, const st
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   using namespace torch_ocl;
-  register_guarded<&layer_norm>(m, "native_layer_norm");
-  register_guarded<&layer_norm_backward>(m, "native_layer_norm_backward");
-  register_guarded<&fused_rms_norm>(m, "_fused_rms_norm");
-  register_guarded<&fused_rms_norm_backward>(m, "_fused_rms_norm_backward");
-  register_guarded<&native_batch_norm>(m, "native_batch_norm");
-  register_guarded<&native_batch_norm_backward>(m, "native_batch_norm_backward");
-  register_guarded<&batch_norm_legit>(m, "_native_batch_norm_legit");
-  register_guarded<&batch_norm_legit_no_stats>(m, "_native_batch_norm_legit.no_stats");
-  register_guarded<&batch_norm_with_update>(m, "_batch_norm_with_update");
-  register_guarded<&batch_norm_no_update>(m, "_batch_norm_no_update");
-  register_guarded<&new_batch_norm_backward>(m, "batch_norm_backward");
-  register_guarded<&batch_norm_update_stats>(m, "batch_norm_update_stats");
+  register_op<&layer_norm>(m, "native_layer_norm");
+  register_op<&layer_norm_backward>(m, "native_layer_norm_backward");
+  register_op<&fused_rms_norm>(m, "_fused_rms_norm");
+  register_op<&fused_rms_norm_backward>(m, "_fused_rms_norm_backward");
+  register_op<&native_batch_norm>(m, "native_batch_norm");
+  register_op<&native_batch_norm_backward>(m, "native_batch_norm_backward");
+  register_op<&batch_norm_legit>(m, "_native_batch_norm_legit");
+  register_op<&batch_norm_legit_no_stats>(m, "_native_batch_norm_legit.no_stats");
+  register_op<&batch_norm_with_update>(m, "_batch_norm_with_update");
+  register_op<&batch_norm_no_update>(m, "_batch_norm_no_update");
+  register_op<&new_batch_norm_backward>(m, "batch_norm_backward");
+  register_op<&batch_norm_update_stats>(m, "batch_norm_update_stats");
 }

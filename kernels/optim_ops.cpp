@@ -10,6 +10,7 @@
 #include "backend/device_profile.h"
 #include "backend/kernel_launch.h"
 #include "backend/runtime.h"
+#include "kernels/register_op.h"
 
 namespace torch_ocl {
 namespace {
@@ -208,12 +209,12 @@ void fused_adam_tensor_lr(TensorList params, TensorList grads, TensorList exp_av
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("_fused_sgd_", TORCH_FN(fused_sgd_float_lr));
-  m.impl("_fused_sgd_.tensor_lr", TORCH_FN(fused_sgd_tensor_lr));
-  m.impl("_fused_adam_", TORCH_FN(fused_adam_float_lr<false>));
-  m.impl("_fused_adam_.tensor_lr", TORCH_FN(fused_adam_tensor_lr<false>));
-  m.impl("_fused_adamw_", TORCH_FN(fused_adam_float_lr<true>));
-  m.impl("_fused_adamw_.tensor_lr", TORCH_FN(fused_adam_tensor_lr<true>));
+  register_op<&fused_sgd_float_lr>(m, "_fused_sgd_");
+  register_op<&fused_sgd_tensor_lr>(m, "_fused_sgd_.tensor_lr");
+  register_op<&fused_adam_float_lr<false>>(m, "_fused_adam_");
+  register_op<&fused_adam_tensor_lr<false>>(m, "_fused_adam_.tensor_lr");
+  register_op<&fused_adam_float_lr<true>>(m, "_fused_adamw_");
+  register_op<&fused_adam_tensor_lr<true>>(m, "_fused_adamw_.tensor_lr");
 }
 
 }  // namespace torch_ocl

@@ -20,10 +20,10 @@
 #include <ATen/ops/replication_pad2d_meta.h>
 #include <ATen/ops/replication_pad3d_meta.h>
 
-#include "backend/same_device.h"
+#include "kernels/register_op.h"
 #include "backend/kernel_launch.h"
-#include "kernels/dim_slices.h"
-#include "kernels/guarded_structured.h"
+#include "kernels/ncdhw.h"
+#include "kernels/structured.h"
 
 namespace torch_ocl {
 namespace {
@@ -47,20 +47,9 @@ void run_pad(const char* kernel, bool reflect, const Tensor& input, const Tensor
              const Tensor& dst, const Tensor& src) {
   if (dst.numel() == 0) return;
   const int dims = static_cast<int>(padding.size() / 2);
-  const Tensor in5 = as_ncdhw(input, dims), out5 = as_ncdhw(output, dims), d5 = as_ncdhw(dst, dims);
   PadParams p;
-  p.N = in5.size(0);
-  p.C = in5.size(1);
+  fill_ncdhw(p, input, output, dst, dims);
   p.reflect = reflect;
-  p.channels_last = d5.size(1) > 1 && d5.stride(1) == 1 && d5.numel() > d5.size(0) * d5.size(1);
-  for (int i = 0; i < 5; ++i) {
-    p.in_stride[i] = in5.stride(i);
-    p.out_stride[i] = out5.stride(i);
-  }
-  for (int k = 0; k < 3; ++k) {
-    p.in_size[k] = in5.size(2 + k);
-    p.out_size[k] = out5.size(2 + k);
-  }
   for (int i = 0; i < dims; ++i) p.pad[2 - i] = padding[2 * i];
   const auto device = dst.device().index();
   check_dtype_supported(dst.scalar_type(), device);
@@ -79,8 +68,7 @@ void pad_backward(bool reflect, const Tensor& grad_input, const Tensor& grad_out
   run_pad("pad_backward", reflect, grad_input, go, padding, grad_input, go);
 }
 
-bool not_bool(const Tensor& t) { return t.scalar_type() != at::kBool && has_kernels(t.scalar_type()); }
-bool floating(const Tensor& t) { return c10::isFloatingType(t.scalar_type()) && has_kernels(t.scalar_type()); }
+bool not_bool(at::ScalarType t) { return t != at::kBool && has_kernels(t); }
 
 // ---- structured impls ----
 
@@ -102,11 +90,6 @@ void backward_impl(at::impl::MetaBase&, const Tensor& grad_input, const Tensor& 
 // ---- the CPU-only entry points ----
 
 Tensor& reflection_pad2d_out(const Tensor& input, IntArrayRef padding, Tensor& output) {
-  if (!not_bool(input)) {
-    run_fallback("aten::reflection_pad2d.out",
-                 c10::impl::boxArgs<const Tensor&, IntArrayRef, Tensor&>(input, padding, output));
-    return output;
-  }
   at::native::padding::check_valid_input<2>(input, padding);
   const int64_t ndim = input.dim();
   const int64_t dim_w = ndim == 4 ? 3 : 2, dim_h = dim_w - 1;
@@ -152,14 +135,6 @@ void check_grad_output_sizes(const Tensor& grad_output, const Tensor& input, Int
 
 template <bool Reflect, int Dims>
 Tensor& backward_out(const Tensor& grad_output, const Tensor& input, IntArrayRef padding, Tensor& grad_input) {
-  if (!floating(grad_output)) {
-    const std::string name = Reflect ? "aten::reflection_pad2d_backward.grad_input"
-                                     : Dims == 2 ? "aten::replication_pad2d_backward.grad_input"
-                                                 : "aten::replication_pad3d_backward.grad_input";
-    run_fallback(name, c10::impl::boxArgs<const Tensor&, const Tensor&, IntArrayRef, Tensor&>(
-                           grad_output, input, padding, grad_input));
-    return grad_input;
-  }
   if (!Reflect)
     TORCH_CHECK(static_cast<int>(padding.size()) == 2 * Dims, "padding size is expected to be ", 2 * Dims);
   if (Reflect) grad_input.resize_as_(input, input.suggest_memory_format());
@@ -181,31 +156,23 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   using namespace at::meta;
   using IA = IntArrayRef;
   using CT = const Tensor&;
-  Guarded<structured_reflection_pad1d, &forward_impl<true, false>, not_bool, IA>::reg(m, "reflection_pad1d",
-                                                                                       "reflection_pad1d.out");
-  Guarded<structured_reflection_pad3d, &forward_impl<true, true>, not_bool, IA>::reg(m, "reflection_pad3d",
-                                                                                      "reflection_pad3d.out");
-  Guarded<structured_replication_pad1d, &forward_impl<false, false>, not_bool, IA>::reg(m, "replication_pad1d",
-                                                                                         "replication_pad1d.out");
-  Guarded<structured_replication_pad2d, &forward_impl<false, true>, not_bool, IA>::reg(m, "replication_pad2d",
-                                                                                         "replication_pad2d.out");
-  Guarded<structured_replication_pad3d, &forward_impl<false, true>, not_bool, IA>::reg(m, "replication_pad3d",
-                                                                                         "replication_pad3d.out");
-  Guarded<structured_reflection_pad1d_backward, &backward_impl<true, false>, floating, CT, IA>::reg(
-      m, "reflection_pad1d_backward", "reflection_pad1d_backward.grad_input");
-  Guarded<structured_reflection_pad3d_backward, &backward_impl<true, true>, floating, CT, IA>::reg(
-      m, "reflection_pad3d_backward", "reflection_pad3d_backward.grad_input");
-  Guarded<structured_replication_pad1d_backward, &backward_impl<false, false>, floating, CT, IA>::reg(
-      m, "replication_pad1d_backward", "replication_pad1d_backward.grad_input");
+  register_structured<structured_reflection_pad1d, &forward_impl<true, false>, IA>(m, "reflection_pad1d", nullptr, "reflection_pad1d.out", not_bool);
+  register_structured<structured_reflection_pad3d, &forward_impl<true, true>, IA>(m, "reflection_pad3d", nullptr, "reflection_pad3d.out", not_bool);
+  register_structured<structured_replication_pad1d, &forward_impl<false, false>, IA>(m, "replication_pad1d", nullptr, "replication_pad1d.out", not_bool);
+  register_structured<structured_replication_pad2d, &forward_impl<false, true>, IA>(m, "replication_pad2d", nullptr, "replication_pad2d.out", not_bool);
+  register_structured<structured_replication_pad3d, &forward_impl<false, true>, IA>(m, "replication_pad3d", nullptr, "replication_pad3d.out", not_bool);
+  register_structured<structured_reflection_pad1d_backward, &backward_impl<true, false>, CT, IA>(m, "reflection_pad1d_backward", nullptr, "reflection_pad1d_backward.grad_input", takes_floating);
+  register_structured<structured_reflection_pad3d_backward, &backward_impl<true, true>, CT, IA>(m, "reflection_pad3d_backward", nullptr, "reflection_pad3d_backward.grad_input", takes_floating);
+  register_structured<structured_replication_pad1d_backward, &backward_impl<false, false>, CT, IA>(m, "replication_pad1d_backward", nullptr, "replication_pad1d_backward.grad_input", takes_floating);
 
-  ::torch_ocl::register_checked<&reflection_pad2d>(m, "reflection_pad2d");
-  ::torch_ocl::register_checked<&reflection_pad2d_out>(m, "reflection_pad2d.out");
-  ::torch_ocl::register_checked<&backward_functional<true, 2>>(m, "reflection_pad2d_backward");
-  ::torch_ocl::register_checked<&backward_out<true, 2>>(m, "reflection_pad2d_backward.grad_input");
-  ::torch_ocl::register_checked<&backward_functional<false, 2>>(m, "replication_pad2d_backward");
-  ::torch_ocl::register_checked<&backward_out<false, 2>>(m, "replication_pad2d_backward.grad_input");
-  ::torch_ocl::register_checked<&backward_functional<false, 3>>(m, "replication_pad3d_backward");
-  ::torch_ocl::register_checked<&backward_out<false, 3>>(m, "replication_pad3d_backward.grad_input");
+  register_op<&reflection_pad2d, not_bool>(m, "reflection_pad2d");
+  register_op<&reflection_pad2d_out, not_bool>(m, "reflection_pad2d.out");
+  register_op<&backward_functional<true, 2>, takes_floating>(m, "reflection_pad2d_backward");
+  register_op<&backward_out<true, 2>, takes_floating>(m, "reflection_pad2d_backward.grad_input");
+  register_op<&backward_functional<false, 2>, takes_floating>(m, "replication_pad2d_backward");
+  register_op<&backward_out<false, 2>, takes_floating>(m, "replication_pad2d_backward.grad_input");
+  register_op<&backward_functional<false, 3>, takes_floating>(m, "replication_pad3d_backward");
+  register_op<&backward_out<false, 3>, takes_floating>(m, "replication_pad3d_backward.grad_input");
 }
 
 }  // namespace torch_ocl

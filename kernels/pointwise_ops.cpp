@@ -157,7 +157,7 @@
 #include <ATen/ops/result_type.h>
 #include <ATen/ops/scalar_tensor.h>
 
-#include "backend/same_device.h"
+#include "kernels/register_op.h"
 #include "kernels/op_table.h"
 
 using namespace torch_ocl;
@@ -290,8 +290,12 @@ namespace at::native {
 REGISTER_PRIVATEUSE1_DISPATCH(complex_stub, &complex_kernel)
 REGISTER_PRIVATEUSE1_DISPATCH(polar_stub, &polar_kernel)
 }  // namespace at::native
-// Ungated: complex_out's own dtype check admits float16/32/64 inputs only, and complex32 results are handled above.
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) { ::torch_ocl::register_checked<&at::native::complex_out>(m, "complex.out"); }
+// complex_out's own dtype check admits float16/32/64 parts only; the result
+// is complex (complex32 for half parts: handled above).
+namespace {
+bool complex_parts(c10::ScalarType t) { return torch_ocl::takes_complex(t) || t == c10::kComplexHalf; }
+}  // namespace
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) { ::torch_ocl::register_op<&at::native::complex_out, complex_parts>(m, "complex.out"); }
 OCL_NATIVE_FN_C("polar.out", &at::native::polar_out)
 
 // ---- binary arithmetic ----
@@ -640,10 +644,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_structured<at::meta::structured_gelu, &gelu_impl, c10::string_view>(m, "gelu", "gelu_", "gelu.out");
   register_structured<at::meta::structured_gelu_backward, &gelu_backward_impl, const Tensor&, c10::string_view>(
       m, "gelu_backward", nullptr, "gelu_backward.grad_input");
-  ::torch_ocl::register_checked<&log_sigmoid_forward>(m, "log_sigmoid_forward");
-  ::torch_ocl::register_checked<&log_sigmoid_forward_out>(m, "log_sigmoid_forward.output");
-  ::torch_ocl::register_checked<&log_sigmoid_backward>(m, "log_sigmoid_backward");
-  ::torch_ocl::register_checked<&log_sigmoid_backward_out>(m, "log_sigmoid_backward.grad_input");
+  ::torch_ocl::register_op<&log_sigmoid_forward>(m, "log_sigmoid_forward");
+  ::torch_ocl::register_op<&log_sigmoid_forward_out>(m, "log_sigmoid_forward.output");
+  ::torch_ocl::register_op<&log_sigmoid_backward>(m, "log_sigmoid_backward");
+  ::torch_ocl::register_op<&log_sigmoid_backward_out>(m, "log_sigmoid_backward.grad_input");
 }
 
 // masked_fill_: ATen's impls are CPU/CUDA-only; self = mask ? value : self.

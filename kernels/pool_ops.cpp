@@ -30,10 +30,10 @@
 #include <map>
 #include <mutex>
 
-#include "backend/same_device.h"
+#include "kernels/register_op.h"
 #include "backend/device_checks.h"
 #include "backend/kernel_launch.h"
-#include "kernels/dim_slices.h"
+#include "kernels/ncdhw.h"
 #include "backend/program_cache.h"
 #include "kernels/structured.h"
 
@@ -75,23 +75,13 @@ Window make_window(int dims, IntArrayRef kernel, IntArrayRef stride, IntArrayRef
   return w;
 }
 
-void copy_strides(const Tensor& t5, int64_t* dst) {
-  for (int i = 0; i < 5; ++i) dst[i] = t5.stride(i);
-}
-
 // Params of a kernel between `input` (the pooled side: input or grad_input)
 // and `output` (output or grad_output); `w` null: adaptive windows. Work items
 // follow `dst`'s layout.
 PoolParams make_params(const Tensor& input, const Tensor& output, const Tensor& indices, const Tensor& dst,
                        int dims, const Window* w) {
   PoolParams p;
-  const Tensor in5 = as_ncdhw(input, dims), out5 = as_ncdhw(output, dims);
-  p.N = in5.size(0);
-  p.C = in5.size(1);
-  for (int k = 0; k < 3; ++k) {
-    p.in_size[k] = in5.size(2 + k);
-    p.out_size[k] = out5.size(2 + k);
-  }
+  fill_ncdhw(p, input, output, dst, dims);
   if (w) {
     std::copy(w->kernel, w->kernel + 3, p.ksize);
     std::copy(w->stride, w->stride + 3, p.stride);
@@ -100,11 +90,7 @@ PoolParams make_params(const Tensor& input, const Tensor& output, const Tensor& 
   } else {
     p.adaptive = 1;
   }
-  copy_strides(in5, p.in_stride);
-  copy_strides(out5, p.out_stride);
   if (indices.defined()) copy_strides(as_ncdhw(indices, dims), p.idx_stride);
-  const Tensor d5 = as_ncdhw(dst, dims);
-  p.channels_last = d5.size(1) > 1 && d5.stride(1) == 1;
   return p;
 }
 
@@ -577,10 +563,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_structured<structured_max_pool2d_with_indices_backward, &max_pool2d_backward_impl, const Tensor&, IA,
                       IA, IA, IA, bool, const Tensor&>(m, "max_pool2d_with_indices_backward", nullptr,
                                                        "max_pool2d_with_indices_backward.grad_input");
-  ::torch_ocl::register_checked<&max_pool3d>(m, "max_pool3d_with_indices");
-  ::torch_ocl::register_checked<&max_pool3d_out>(m, "max_pool3d_with_indices.out");
-  ::torch_ocl::register_checked<&max_pool3d_backward>(m, "max_pool3d_with_indices_backward");
-  ::torch_ocl::register_checked<&max_pool3d_backward_out>(m, "max_pool3d_with_indices_backward.grad_input");
+  ::torch_ocl::register_op<&max_pool3d>(m, "max_pool3d_with_indices");
+  ::torch_ocl::register_op<&max_pool3d_out>(m, "max_pool3d_with_indices.out");
+  ::torch_ocl::register_op<&max_pool3d_backward>(m, "max_pool3d_with_indices_backward");
+  ::torch_ocl::register_op<&max_pool3d_backward_out>(m, "max_pool3d_with_indices_backward.grad_input");
 
   register_structured<structured_avg_pool2d, &avg_pool_impl<2>, IA, IA, IA, bool, bool, OptInt>(
       m, "avg_pool2d", nullptr, "avg_pool2d.out");
@@ -602,18 +588,18 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
                       const Tensor&>(m, "adaptive_max_pool3d_backward", nullptr,
                                      "adaptive_max_pool3d_backward.grad_input");
 
-  ::torch_ocl::register_checked<&adaptive_avg<2>>(m, "_adaptive_avg_pool2d");
-  ::torch_ocl::register_checked<&adaptive_avg_out<2>>(m, "adaptive_avg_pool2d.out");
-  ::torch_ocl::register_checked<&adaptive_avg_backward<2>>(m, "_adaptive_avg_pool2d_backward");
-  ::torch_ocl::register_checked<&adaptive_avg<3>>(m, "_adaptive_avg_pool3d");
-  ::torch_ocl::register_checked<&adaptive_avg_out<3>>(m, "adaptive_avg_pool3d.out");
-  ::torch_ocl::register_checked<&adaptive_avg_backward<3>>(m, "_adaptive_avg_pool3d_backward");
-  ::torch_ocl::register_checked<&adaptive_avg_backward_out<3>>(m, "adaptive_avg_pool3d_backward.grad_input");
+  ::torch_ocl::register_op<&adaptive_avg<2>>(m, "_adaptive_avg_pool2d");
+  ::torch_ocl::register_op<&adaptive_avg_out<2>>(m, "adaptive_avg_pool2d.out");
+  ::torch_ocl::register_op<&adaptive_avg_backward<2>>(m, "_adaptive_avg_pool2d_backward");
+  ::torch_ocl::register_op<&adaptive_avg<3>>(m, "_adaptive_avg_pool3d");
+  ::torch_ocl::register_op<&adaptive_avg_out<3>>(m, "adaptive_avg_pool3d.out");
+  ::torch_ocl::register_op<&adaptive_avg_backward<3>>(m, "_adaptive_avg_pool3d_backward");
+  ::torch_ocl::register_op<&adaptive_avg_backward_out<3>>(m, "adaptive_avg_pool3d_backward.grad_input");
 
-  ::torch_ocl::register_checked<&max_unpool2d>(m, "max_unpool2d");
-  ::torch_ocl::register_checked<&max_unpool2d_out>(m, "max_unpool2d.out");
-  ::torch_ocl::register_checked<&max_unpool3d>(m, "max_unpool3d");
-  ::torch_ocl::register_checked<&max_unpool3d_out>(m, "max_unpool3d.out");
+  ::torch_ocl::register_op<&max_unpool2d>(m, "max_unpool2d");
+  ::torch_ocl::register_op<&max_unpool2d_out>(m, "max_unpool2d.out");
+  ::torch_ocl::register_op<&max_unpool3d>(m, "max_unpool3d");
+  ::torch_ocl::register_op<&max_unpool3d_out>(m, "max_unpool3d.out");
 
   register_structured2<structured_fractional_max_pool2d, &fractional_max_impl<2>, IA, IA, const Tensor&>(
       m, "fractional_max_pool2d", "fractional_max_pool2d.output");
@@ -622,8 +608,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_structured<structured_fractional_max_pool2d_backward, &fractional_max2d_backward_impl, const Tensor&,
                       IA, IA, const Tensor&>(m, "fractional_max_pool2d_backward", nullptr,
                                              "fractional_max_pool2d_backward.grad_input");
-  ::torch_ocl::register_checked<&fractional_max3d_backward>(m, "fractional_max_pool3d_backward");
-  ::torch_ocl::register_checked<&fractional_max3d_backward_out>(m, "fractional_max_pool3d_backward.grad_input");
+  ::torch_ocl::register_op<&fractional_max3d_backward>(m, "fractional_max_pool3d_backward");
+  ::torch_ocl::register_op<&fractional_max3d_backward_out>(m, "fractional_max_pool3d_backward.grad_input");
 }
 
 }  // namespace torch_ocl

@@ -32,7 +32,7 @@
 
 #include <cmath>
 
-#include "backend/same_device.h"
+#include "kernels/register_op.h"
 #include "backend/fallback.h"
 #include "backend/generator.h"
 #include "backend/kernel_launch.h"
@@ -415,23 +415,23 @@ using BernoulliF = Tensor& (*)(Tensor&, double, Gen);
 using BernoulliT = Tensor& (*)(Tensor&, const Tensor&, Gen);
 }  // namespace
 
-// uniform_ / normal_ handle complex themselves (view_as_real): registered as
-// they are. The others send complex to the counted CPU fallback (its error).
+// uniform_ / normal_ handle complex themselves (view_as_real). The others send
+// complex to the counted CPU fallback (its error).
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("uniform_", TORCH_FN(at::native::uniform_));
-  m.impl("normal_", TORCH_FN(at::native::normal_));
-  ::torch_ocl::register_checked<static_cast<NormalTF>(at::native::normal)>(m, "normal.Tensor_float");
-  ::torch_ocl::register_checked<static_cast<NormalFT>(at::native::normal)>(m, "normal.float_Tensor");
-  ::torch_ocl::register_checked<static_cast<NormalTT>(at::native::normal)>(m, "normal.Tensor_Tensor");
-  ::torch_ocl::register_checked<static_cast<NormalTFOut>(at::native::normal_out)>(m, "normal.Tensor_float_out");
-  ::torch_ocl::register_checked<static_cast<NormalFTOut>(at::native::normal_out)>(m, "normal.float_Tensor_out");
-  ::torch_ocl::register_checked<static_cast<NormalTTOut>(at::native::normal_out)>(m, "normal.Tensor_Tensor_out");
-  ::torch_ocl::register_checked<&native_dropout>(m, "native_dropout");
-  ::torch_ocl::register_checked<&rrelu_with_noise>(m, "rrelu_with_noise");
-  ::torch_ocl::register_checked<&rrelu_with_noise_>(m, "rrelu_with_noise_");
-  ::torch_ocl::register_checked<&rrelu_with_noise_out>(m, "rrelu_with_noise.out");
-  ::torch_ocl::register_checked<&at::native::native_dropout_backward>(m, "native_dropout_backward");
-  m.impl("randperm.generator_out", TORCH_FN(randperm_out));
+  ::torch_ocl::register_op<&at::native::uniform_, takes_complex>(m, "uniform_");
+  ::torch_ocl::register_op<&at::native::normal_, takes_complex>(m, "normal_");
+  ::torch_ocl::register_op<static_cast<NormalTF>(at::native::normal)>(m, "normal.Tensor_float");
+  ::torch_ocl::register_op<static_cast<NormalFT>(at::native::normal)>(m, "normal.float_Tensor");
+  ::torch_ocl::register_op<static_cast<NormalTT>(at::native::normal)>(m, "normal.Tensor_Tensor");
+  ::torch_ocl::register_op<static_cast<NormalTFOut>(at::native::normal_out)>(m, "normal.Tensor_float_out");
+  ::torch_ocl::register_op<static_cast<NormalFTOut>(at::native::normal_out)>(m, "normal.float_Tensor_out");
+  ::torch_ocl::register_op<static_cast<NormalTTOut>(at::native::normal_out)>(m, "normal.Tensor_Tensor_out");
+  ::torch_ocl::register_op<&native_dropout>(m, "native_dropout");
+  ::torch_ocl::register_op<&rrelu_with_noise>(m, "rrelu_with_noise");
+  ::torch_ocl::register_op<&rrelu_with_noise_>(m, "rrelu_with_noise_");
+  ::torch_ocl::register_op<&rrelu_with_noise_out>(m, "rrelu_with_noise.out");
+  ::torch_ocl::register_op<&at::native::native_dropout_backward>(m, "native_dropout_backward");
+  ::torch_ocl::register_op<&randperm_out>(m, "randperm.generator_out");
 }
 
 }  // namespace torch_ocl

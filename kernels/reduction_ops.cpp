@@ -27,7 +27,7 @@
 #include <ATen/ops/var_mean_native.h>
 #include <ATen/ops/var_native.h>
 
-#include "backend/same_device.h"
+#include "kernels/register_op.h"
 #include "kernels/op_table.h"
 #include "kernels/reduce_engine.h"
 
@@ -263,11 +263,14 @@ OCL_NATIVE_FN("max.unary_out", &at::native::max_unary_out)
 OCL_NATIVE_FN("min", static_cast<Tensor (*)(const Tensor&)>(&at::native::min))
 OCL_NATIVE_FN("min.unary_out", &at::native::min_unary_out)
 
+// Complex reaches these (takes_complex) to be rejected with the CPU's error:
+// max/min's meta raises it, aminmax's kernel (its meta lets complex through).
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  ::torch_ocl::register_checked<&dim_values_indices<at::native::structured_max_out>>(m, "max.dim");
-  ::torch_ocl::register_checked<&dim_values_indices_out<at::native::structured_max_out>>(m, "max.dim_max");
-  ::torch_ocl::register_checked<&dim_values_indices<at::native::structured_min_out>>(m, "min.dim");
-  ::torch_ocl::register_checked<&dim_values_indices_out<at::native::structured_min_out>>(m, "min.dim_min");
-  ::torch_ocl::register_checked<&aminmax>(m, "aminmax");
-  ::torch_ocl::register_checked<&aminmax_out>(m, "aminmax.out");
+  using torch_ocl::takes_complex;
+  ::torch_ocl::register_op<&dim_values_indices<at::native::structured_max_out>, takes_complex>(m, "max.dim");
+  ::torch_ocl::register_op<&dim_values_indices_out<at::native::structured_max_out>, takes_complex>(m, "max.dim_max");
+  ::torch_ocl::register_op<&dim_values_indices<at::native::structured_min_out>, takes_complex>(m, "min.dim");
+  ::torch_ocl::register_op<&dim_values_indices_out<at::native::structured_min_out>, takes_complex>(m, "min.dim_min");
+  ::torch_ocl::register_op<&aminmax, takes_complex>(m, "aminmax");
+  ::torch_ocl::register_op<&aminmax_out, takes_complex>(m, "aminmax.out");
 }

@@ -9,7 +9,7 @@
 #include <ATen/ops/empty_like.h>
 #include <torch/library.h>
 
-#include "backend/same_device.h"
+#include "kernels/register_op.h"
 #include "backend/kernel_launch.h"
 
 namespace torch_ocl {
@@ -179,10 +179,10 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> gru_cell_backward(const Tenso
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  ::torch_ocl::register_checked<&lstm_cell>(m, "_thnn_fused_lstm_cell");
-  ::torch_ocl::register_checked<&lstm_cell_backward>(m, "_thnn_fused_lstm_cell_backward_impl");
-  ::torch_ocl::register_checked<&gru_cell>(m, "_thnn_fused_gru_cell");
-  ::torch_ocl::register_checked<&gru_cell_backward>(m, "_thnn_fused_gru_cell_backward");
+  ::torch_ocl::register_op<&lstm_cell>(m, "_thnn_fused_lstm_cell");
+  ::torch_ocl::register_op<&lstm_cell_backward>(m, "_thnn_fused_lstm_cell_backward_impl");
+  ::torch_ocl::register_op<&gru_cell>(m, "_thnn_fused_gru_cell");
+  ::torch_ocl::register_op<&gru_cell_backward>(m, "_thnn_fused_gru_cell_backward");
 }
 
 }  // namespace torch_ocl

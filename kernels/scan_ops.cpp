@@ -18,7 +18,7 @@
 
 #include "backend/device_profile.h"
 #include "backend/program_cache.h"
-#include "backend/same_device.h"
+#include "kernels/register_op.h"
 #include "backend/runtime.h"
 #include "kernels/dim_slices.h"
 #include "kernels/op_table.h"
@@ -135,8 +135,8 @@ void cummin_helper(const at::Tensor& self, at::Tensor& values, at::Tensor& indic
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  ::torch_ocl::register_checked<&cummax_helper>(m, "_cummax_helper");
-  ::torch_ocl::register_checked<&cummin_helper>(m, "_cummin_helper");
+  ::torch_ocl::register_op<&cummax_helper>(m, "_cummax_helper");
+  ::torch_ocl::register_op<&cummin_helper>(m, "_cummin_helper");
 }
 
 }  // namespace torch_ocl

@@ -129,7 +129,7 @@ REGISTER_PRIVATEUSE1_DISPATCH(scatter_scalar_reduce_stub, &torch_ocl::scatter_sc
 REGISTER_PRIVATEUSE1_DISPATCH(scatter_reduce_two_stub, &torch_ocl::scatter_reduce_two_kernel)
 }  // namespace at::native
 
-// Copies (and scatter_add's sum) take complex too (KernelGate::kComplex).
+// Copies (and scatter_add's sum) take complex too (takes_complex).
 OCL_NATIVE_OP_C(structured_gather_out, "gather", nullptr, "gather.out")
 OCL_NATIVE_OP_C(structured_scatter_src_out, "scatter.src", "scatter_.src", "scatter.src_out")
 OCL_NATIVE_OP_C(structured_scatter_value_out, "scatter.value", "scatter_.value", "scatter.value_out")

@@ -14,7 +14,7 @@
 #include <ATen/ops/triu_meta.h>
 #include <torch/library.h>
 
-#include "backend/same_device.h"
+#include "kernels/register_op.h"
 #include "kernels/dim_slices.h"
 #include "kernels/op_table.h"
 
@@ -124,14 +124,14 @@ at::Tensor tri_indices(int64_t row, int64_t col, int64_t offset, std::optional<c
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("tril_indices", TORCH_FN(tri_indices<false>));
-  m.impl("triu_indices", TORCH_FN(tri_indices<true>));
-  ::torch_ocl::register_checked<&cat>(m, "cat");
-  ::torch_ocl::register_checked<&cat_out>(m, "cat.out");
+  ::torch_ocl::register_op<&tri_indices<false>>(m, "tril_indices");
+  ::torch_ocl::register_op<&tri_indices<true>>(m, "triu_indices");
+  ::torch_ocl::register_op<&cat, takes_complex>(m, "cat");
+  ::torch_ocl::register_op<&cat_out, takes_complex>(m, "cat.out");
   register_structured<at::meta::structured_tril, &triangle_impl<false>, int64_t>(m, "tril", "tril_", "tril.out",
-                                                                                 KernelGate::kComplex);
+                                                                                 takes_complex);
   register_structured<at::meta::structured_triu, &triangle_impl<true>, int64_t>(m, "triu", "triu_", "triu.out",
-                                                                                KernelGate::kComplex);
+                                                                                takes_complex);
 }
 
 }  // namespace torch_ocl

@@ -8,6 +8,8 @@
 #include <ATen/ops/unfold_backward_native.h>
 #include <torch/library.h>
 
+#include "kernels/register_op.h"
+
 namespace torch_ocl {
 namespace {
 
@@ -41,6 +43,6 @@ REGISTER_PRIVATEUSE1_DISPATCH(unfold_backward_stub, &torch_ocl::unfold_backward_
 }  // namespace at::native
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("channel_shuffle", TORCH_FN(torch_ocl::channel_shuffle));
-  m.impl("unfold_backward", TORCH_FN(at::native::unfold_backward));
+  torch_ocl::register_op<&torch_ocl::channel_shuffle, torch_ocl::takes_complex>(m, "channel_shuffle");
+  torch_ocl::register_op<&at::native::unfold_backward, torch_ocl::takes_complex>(m, "unfold_backward");
 }

@@ -32,7 +32,7 @@
 #include <ATen/ops/special_spherical_bessel_j0_native.h>
 #include <ATen/ops/special_zeta_native.h>
 
-#include "backend/same_device.h"
+#include "kernels/register_op.h"
 #include "kernels/op_table.h"
 
 using namespace torch_ocl;
@@ -81,8 +81,8 @@ at::Tensor& polygamma_out(int64_t n, const at::Tensor& self, at::Tensor& out) {
 }
 }  // namespace
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  ::torch_ocl::register_checked<&polygamma>(m, "polygamma");
-  ::torch_ocl::register_checked<&polygamma_out>(m, "polygamma.out");
+  ::torch_ocl::register_op<&polygamma>(m, "polygamma");
+  ::torch_ocl::register_op<&polygamma_out>(m, "polygamma.out");
 }
 
 // ---- binary ----

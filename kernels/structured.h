@@ -17,36 +17,11 @@
 
 #include "backend/fallback.h"
 #include "backend/kernel_launch.h"
-#include "backend/same_device.h"
 #include "kernels/pointwise_engine.h"
+#include "kernels/register_op.h"
 #include "kernels/tensor_ops.h"
 
 namespace torch_ocl {
-
-// Which dtypes an op's kernels take: kReal, the real and bool dtypes
-// (has_kernels); kComplex, those and complex64/complex128 (has_data_kernels):
-// ops that only move elements (gather, index, flip, tril, ...) and ops whose
-// pointwise rows have a complex_expr.
-enum class KernelGate { kReal, kComplex };
-
-// True when an argument is a tensor of a dtype the kernels do not handle
-// (complex for compute ops, float8, ...): such calls go to the fallback.
-template <class T>
-bool lacks_kernels(KernelGate gate, const T& arg) {
-  using D = std::decay_t<T>;
-  if constexpr (std::is_same_v<D, at::Tensor>) {
-    if (!arg.defined()) return false;
-    return gate == KernelGate::kComplex ? !has_data_kernels(arg.scalar_type()) : !has_kernels(arg.scalar_type());
-  } else if constexpr (std::is_same_v<D, std::optional<at::Tensor>>) {
-    return arg && lacks_kernels(gate, *arg);
-  } else {
-    return false;
-  }
-}
-template <class... A>
-bool any_lacks_kernels(KernelGate gate, const A&... args) {
-  return (lacks_kernels(gate, args) || ...);
-}
 
 enum class Variant { Functional, Inplace, Out };
 
@@ -148,20 +123,11 @@ bool try_direct(const DirectPointwise& d, bool inplace, const at::Tensor& self, 
 // Impl(meta, out, self, rest...) computes into `out`.
 template <class Meta, auto Impl, class... Rest>
 struct StructuredOp {
-  // "aten::<overload>" of each variant, set by register_structured (a
-  // function-local static: registration runs during static initialisation).
-  static std::array<std::string, 3>& names() {
-    static std::array<std::string, 3> n;
-    return n;
-  }
-  static KernelGate& gate() {
-    static KernelGate g = KernelGate::kReal;
-    return g;
-  }
-  // Which variants check devices (all but ops that take CPU tensors).
-  static std::array<bool, 3>& checks() {
-    static std::array<bool, 3> c{true, true, true};
-    return c;
+  // Functional, in-place and out= (set by register_structured during static
+  // initialisation, hence function-local statics).
+  static std::array<OpEntry, 3>& entries() {
+    static std::array<OpEntry, 3> e;
+    return e;
   }
   // The op's TensorIterator-free path for its functional and in-place calls, if any.
   static std::optional<DirectPointwise>& direct() {
@@ -174,54 +140,55 @@ struct StructuredOp {
       at::Tensor result;
       if (direct() && try_direct<Rest...>(*direct(), false, self, rest..., result)) return result;
     }
-    check_same_device<const at::Tensor&, Rest...>(names()[0], checks()[0], self, rest...);
-    if (any_lacks_kernels(gate(), self, rest...))
-      return run_fallback(names()[0], c10::impl::boxArgs<const at::Tensor&, Rest...>(self, rest...))[0].toTensor();
-    OclStructured<Meta> op(Variant::Functional);
-    call_meta(op, self, rest...);
-    Impl(op, op.outputs[0], self, rest...);
-    return std::move(op.outputs[0]);
+    return CheckedCall<at::Tensor, const at::Tensor&, Rest...>::call(
+        entries()[0],
+        [](const at::Tensor& self, Rest... rest) {
+          OclStructured<Meta> op(Variant::Functional);
+          call_meta(op, self, rest...);
+          Impl(op, op.outputs[0], self, rest...);
+          return std::move(op.outputs[0]);
+        },
+        self, rest...);
   }
   static at::Tensor& inplace(at::Tensor& self, Rest... rest) {
     if constexpr (direct_args<Rest...>) {
       at::Tensor result;
       if (direct() && try_direct<Rest...>(*direct(), true, self, rest..., result)) return self;
     }
-    check_same_device<at::Tensor&, Rest...>(names()[1], checks()[1], self, rest...);
-    if (any_lacks_kernels(gate(), self, rest...)) {
-      run_fallback(names()[1], c10::impl::boxArgs<at::Tensor&, Rest...>(self, rest...));
-      return self;
-    }
-    OclStructured<Meta> op(Variant::Inplace, self);
-    call_meta(op, self, rest...);
-    Impl(op, op.outputs[0], self, rest...);
-    return self;
+    return CheckedCall<at::Tensor&, at::Tensor&, Rest...>::call(
+        entries()[1],
+        [](at::Tensor& self, Rest... rest) -> at::Tensor& {
+          OclStructured<Meta> op(Variant::Inplace, self);
+          call_meta(op, self, rest...);
+          Impl(op, op.outputs[0], self, rest...);
+          return self;
+        },
+        self, rest...);
   }
   static at::Tensor& out(const at::Tensor& self, Rest... rest, at::Tensor& result) {
-    check_same_device<const at::Tensor&, Rest..., at::Tensor&>(names()[2], checks()[2], self, rest..., result);
-    if (any_lacks_kernels(gate(), self, rest..., result)) {
-      run_fallback(names()[2], c10::impl::boxArgs<const at::Tensor&, Rest..., at::Tensor&>(self, rest..., result));
-      return result;
-    }
-    OclStructured<Meta> op(Variant::Out, result);
-    call_meta(op, self, rest...);
-    Impl(op, op.outputs[0], self, rest...);
-    return result;
+    return CheckedCall<at::Tensor&, const at::Tensor&, Rest..., at::Tensor&>::call(
+        entries()[2],
+        [](const at::Tensor& self, Rest... rest, at::Tensor& result) -> at::Tensor& {
+          OclStructured<Meta> op(Variant::Out, result);
+          call_meta(op, self, rest...);
+          Impl(op, op.outputs[0], self, rest...);
+          return result;
+        },
+        self, rest..., result);
   }
 };
 
 // Registers whichever of the three names is not nullptr.
 template <class Meta, auto Impl, class... Rest>
 void register_structured(torch::Library& m, const char* functional, const char* inplace,
-                         const char* out, KernelGate gate = KernelGate::kReal,
+                         const char* out, DtypeGate gate = takes_real,
                          std::optional<DirectPointwise> direct = std::nullopt) {
   using Op = StructuredOp<Meta, Impl, Rest...>;
   TORCH_INTERNAL_ASSERT(!direct || direct_args<Rest...>, "a direct path takes ops with tensor and Scalar arguments only");
   Op::direct() = direct;
-  auto qualified = [](const char* name) { return name ? std::string("aten::") + name : std::string(); };
-  Op::names() = {qualified(functional), qualified(inplace), qualified(out)};
-  for (size_t i = 0; i < 3; ++i) Op::checks()[i] = !takes_cpu_tensors(Op::names()[i]);
-  Op::gate() = gate;
+  const char* names[3] = {functional, inplace, out};
+  for (size_t i = 0; i < 3; ++i)
+    if (names[i]) Op::entries()[i].set(names[i], gate);
   if (functional) m.impl(functional, TORCH_FN(Op::functional));
   if (inplace) m.impl(inplace, TORCH_FN(Op::inplace));
   if (out) m.impl(out, TORCH_FN(Op::out));
@@ -234,39 +201,38 @@ template <class Meta, auto Impl, class... Rest>
 struct StructuredOp2 {
   using Pair = std::tuple<at::Tensor, at::Tensor>;
   using RefPair = std::tuple<at::Tensor&, at::Tensor&>;
-  static std::array<std::string, 2>& names() {
-    static std::array<std::string, 2> n;
-    return n;
+  static std::array<OpEntry, 2>& entries() {
+    static std::array<OpEntry, 2> e;
+    return e;
   }
   static Pair functional(const at::Tensor& self, Rest... rest) {
-    check_same_device<const at::Tensor&, Rest...>(names()[0], true, self, rest...);
-    if (any_lacks_kernels(KernelGate::kReal, self, rest...)) {
-      auto s = run_fallback(names()[0], c10::impl::boxArgs<const at::Tensor&, Rest...>(self, rest...));
-      return {s[0].toTensor(), s[1].toTensor()};
-    }
-    OclStructured<Meta> op(Variant::Functional);
-    call_meta(op, self, rest...);
-    Impl(op, op.outputs[0], op.outputs[1], self, rest...);
-    return {std::move(op.outputs[0]), std::move(op.outputs[1])};
+    return CheckedCall<Pair, const at::Tensor&, Rest...>::call(
+        entries()[0],
+        [](const at::Tensor& self, Rest... rest) {
+          OclStructured<Meta> op(Variant::Functional);
+          call_meta(op, self, rest...);
+          Impl(op, op.outputs[0], op.outputs[1], self, rest...);
+          return Pair{std::move(op.outputs[0]), std::move(op.outputs[1])};
+        },
+        self, rest...);
   }
   static RefPair out(const at::Tensor& self, Rest... rest, at::Tensor& out0, at::Tensor& out1) {
-    check_same_device<const at::Tensor&, Rest..., at::Tensor&, at::Tensor&>(names()[1], true, self, rest..., out0,
-                                                                              out1);
-    if (any_lacks_kernels(KernelGate::kReal, self, rest..., out0, out1)) {
-      run_fallback(names()[1], c10::impl::boxArgs<const at::Tensor&, Rest..., at::Tensor&, at::Tensor&>(
-                                   self, rest..., out0, out1));
-      return {out0, out1};
-    }
-    OclStructured<Meta> op(Variant::Out, out0, out1);
-    call_meta(op, self, rest...);
-    Impl(op, op.outputs[0], op.outputs[1], self, rest...);
-    return {out0, out1};
+    return CheckedCall<RefPair, const at::Tensor&, Rest..., at::Tensor&, at::Tensor&>::call(
+        entries()[1],
+        [](const at::Tensor& self, Rest... rest, at::Tensor& out0, at::Tensor& out1) {
+          OclStructured<Meta> op(Variant::Out, out0, out1);
+          call_meta(op, self, rest...);
+          Impl(op, op.outputs[0], op.outputs[1], self, rest...);
+          return RefPair{out0, out1};
+        },
+        self, rest..., out0, out1);
   }
 };
 template <class Meta, auto Impl, class... Rest>
-void register_structured2(torch::Library& m, const char* functional, const char* out) {
+void register_structured2(torch::Library& m, const char* functional, const char* out, DtypeGate gate = takes_real) {
   using Op = StructuredOp2<Meta, Impl, Rest...>;
-  Op::names() = {std::string("aten::") + functional, std::string("aten::") + out};
+  Op::entries()[0].set(functional, gate);
+  Op::entries()[1].set(out, gate);
   m.impl(functional, TORCH_FN(Op::functional));
   m.impl(out, TORCH_FN(Op::out));
 }
@@ -285,14 +251,14 @@ template <class C, class R, class... Rest>
 struct NativeMeta<R (C::*)(const at::Tensor&, Rest...)> {
   template <class Native>
   static void reg(torch::Library& m, const char* functional, const char* inplace, const char* out,
-                  KernelGate gate, std::optional<DirectPointwise> direct) {
+                  DtypeGate gate, std::optional<DirectPointwise> direct) {
     register_structured<Native, &call_native_impl<Native, typename SchemaArg<Rest>::type...>,
                         typename SchemaArg<Rest>::type...>(m, functional, inplace, out, gate, direct);
   }
 };
 template <class Native>
 void register_native(torch::Library& m, const char* functional, const char* inplace, const char* out,
-                     KernelGate gate = KernelGate::kReal, std::optional<DirectPointwise> direct = std::nullopt) {
+                     DtypeGate gate = takes_real, std::optional<DirectPointwise> direct = std::nullopt) {
   NativeMeta<decltype(&Native::meta)>::template reg<Native>(m, functional, inplace, out, gate, direct);
 }
 

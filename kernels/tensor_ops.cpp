@@ -22,6 +22,7 @@
 #include "backend/kernel_launch.h"
 #include "backend/runtime.h"
 #include "backend/storage_resize.h"
+#include "kernels/register_op.h"
 #include "kernels/tensor_ops.h"
 
 namespace torch_ocl {
@@ -248,9 +249,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("set_.source_Tensor", TORCH_FN(set_tensor));
   m.impl("set_", TORCH_FN(set_empty));
   // fills
-  m.impl("fill_.Scalar", TORCH_FN(fill_scalar));
-  m.impl("fill_.Tensor", TORCH_FN(fill_tensor));
-  m.impl("zero_", TORCH_FN(zero_));
+  register_op<&fill_scalar, takes_any>(m, "fill_.Scalar");
+  register_op<&fill_tensor, takes_any>(m, "fill_.Tensor");
+  register_op<&zero_, takes_any>(m, "zero_");
 }
 
 }  // namespace torch_ocl

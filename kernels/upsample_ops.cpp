@@ -44,8 +44,8 @@
 #include <cstring>
 
 #include "backend/kernel_launch.h"
-#include "kernels/dim_slices.h"
-#include "kernels/guarded_structured.h"
+#include "kernels/ncdhw.h"
+#include "kernels/structured.h"
 
 namespace torch_ocl {
 namespace {
@@ -76,23 +76,12 @@ static_assert(sizeof(UpParams) == 8 * 25 + 16);
 UpParams make_params(const Tensor& input, const Tensor& output, const Tensor& dst, Mode mode, bool align_corners,
                      std::initializer_list<OptD> scales) {
   const int dims = static_cast<int>(scales.size());
-  const Tensor in5 = as_ncdhw(input, dims), out5 = as_ncdhw(output, dims), d5 = as_ncdhw(dst, dims);
   UpParams p;
-  p.N = in5.size(0);
-  p.C = in5.size(1);
+  fill_ncdhw(p, input, output, dst, dims);
   p.mode = mode;
   p.align_corners = align_corners;
   p.dims = dims;
-  p.channels_last = d5.size(1) > 1 && d5.stride(1) == 1 && (d5.size(4) > 1 || d5.size(3) > 1 || d5.size(2) > 1);
   const bool dbl = input.scalar_type() == at::kDouble;
-  for (int i = 0; i < 5; ++i) {
-    p.in_stride[i] = in5.stride(i);
-    p.out_stride[i] = out5.stride(i);
-  }
-  for (int k = 0; k < 3; ++k) {
-    p.in_size[k] = in5.size(2 + k);
-    p.out_size[k] = out5.size(2 + k);
-  }
   int k = 3 - dims;
   for (const OptD& s : scales) {
     const int64_t I = p.in_size[k], O = p.out_size[k];
@@ -169,10 +158,7 @@ void interp_backward_impl(at::impl::MetaBase&, const Tensor& grad_input, const T
   backward(grad_input, grad_output, M, align_corners, {scales...});
 }
 
-bool floating(const Tensor& t) { return c10::isFloatingType(t.scalar_type()) && has_kernels(t.scalar_type()); }
-bool floating_or_byte(const Tensor& t) { return floating(t) || t.scalar_type() == at::kByte; }
-// Every real dtype reaches interp_impl, which raises for the integral ones.
-bool real(const Tensor& t) { return has_kernels(t.scalar_type()); }
+bool floating_or_byte(at::ScalarType t) { return takes_floating(t) || t == at::kByte; }
 
 }  // namespace
 
@@ -181,59 +167,35 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   using IA = IntArrayRef;
   using D = OptD;
   // nearest / nearest-exact: (output_size, scales...)
-  Guarded<structured_upsample_nearest1d, &nearest_impl<kNearest, D>, floating_or_byte, IA, D>::reg(
-      m, "upsample_nearest1d", "upsample_nearest1d.out");
-  Guarded<structured_upsample_nearest2d, &nearest_impl<kNearest, D, D>, floating_or_byte, IA, D, D>::reg(
-      m, "upsample_nearest2d", "upsample_nearest2d.out");
-  Guarded<structured_upsample_nearest3d, &nearest_impl<kNearest, D, D, D>, floating_or_byte, IA, D, D, D>::reg(
-      m, "upsample_nearest3d", "upsample_nearest3d.out");
-  Guarded<structured__upsample_nearest_exact1d, &nearest_impl<kNearestExact, D>, floating_or_byte, IA, D>::reg(
-      m, "_upsample_nearest_exact1d", "_upsample_nearest_exact1d.out");
-  Guarded<structured__upsample_nearest_exact2d, &nearest_impl<kNearestExact, D, D>, floating_or_byte, IA, D,
-          D>::reg(m, "_upsample_nearest_exact2d", "_upsample_nearest_exact2d.out");
-  Guarded<structured__upsample_nearest_exact3d, &nearest_impl<kNearestExact, D, D, D>, floating_or_byte, IA, D, D,
-          D>::reg(m, "_upsample_nearest_exact3d", "_upsample_nearest_exact3d.out");
+  register_structured<structured_upsample_nearest1d, &nearest_impl<kNearest, D>, IA, D>(m, "upsample_nearest1d", nullptr, "upsample_nearest1d.out", floating_or_byte);
+  register_structured<structured_upsample_nearest2d, &nearest_impl<kNearest, D, D>, IA, D, D>(m, "upsample_nearest2d", nullptr, "upsample_nearest2d.out", floating_or_byte);
+  register_structured<structured_upsample_nearest3d, &nearest_impl<kNearest, D, D, D>, IA, D, D, D>(m, "upsample_nearest3d", nullptr, "upsample_nearest3d.out", floating_or_byte);
+  register_structured<structured__upsample_nearest_exact1d, &nearest_impl<kNearestExact, D>, IA, D>(m, "_upsample_nearest_exact1d", nullptr, "_upsample_nearest_exact1d.out", floating_or_byte);
+  register_structured<structured__upsample_nearest_exact2d, &nearest_impl<kNearestExact, D, D>, IA, D, D>(m, "_upsample_nearest_exact2d", nullptr, "_upsample_nearest_exact2d.out", floating_or_byte);
+  register_structured<structured__upsample_nearest_exact3d, &nearest_impl<kNearestExact, D, D, D>, IA, D, D, D>(m, "_upsample_nearest_exact3d", nullptr, "_upsample_nearest_exact3d.out", floating_or_byte);
   // their backward ops: (output_size, input_size, scales...)
-  Guarded<structured_upsample_nearest1d_backward, &nearest_backward_impl<kNearest, D>, floating, IA, IA, D>::reg(
-      m, "upsample_nearest1d_backward", "upsample_nearest1d_backward.grad_input");
-  Guarded<structured_upsample_nearest2d_backward, &nearest_backward_impl<kNearest, D, D>, floating, IA, IA, D,
-          D>::reg(m, "upsample_nearest2d_backward", "upsample_nearest2d_backward.grad_input");
-  Guarded<structured_upsample_nearest3d_backward, &nearest_backward_impl<kNearest, D, D, D>, floating, IA, IA, D,
-          D, D>::reg(m, "upsample_nearest3d_backward", "upsample_nearest3d_backward.grad_input");
-  Guarded<structured__upsample_nearest_exact1d_backward, &nearest_backward_impl<kNearestExact, D>, floating, IA, IA,
-          D>::reg(m, "_upsample_nearest_exact1d_backward", "_upsample_nearest_exact1d_backward.grad_input");
-  Guarded<structured__upsample_nearest_exact2d_backward, &nearest_backward_impl<kNearestExact, D, D>, floating, IA,
-          IA, D, D>::reg(m, "_upsample_nearest_exact2d_backward", "_upsample_nearest_exact2d_backward.grad_input");
-  Guarded<structured__upsample_nearest_exact3d_backward, &nearest_backward_impl<kNearestExact, D, D, D>, floating,
-          IA, IA, D, D, D>::reg(m, "_upsample_nearest_exact3d_backward",
-                                "_upsample_nearest_exact3d_backward.grad_input");
-  // linear / bicubic: (output_size, align_corners, scales...)
-  Guarded<structured_upsample_linear1d, &interp_impl<kLinear, D>, real, IA, bool, D>::reg(
-      m, "upsample_linear1d", "upsample_linear1d.out");
-  Guarded<structured_upsample_bilinear2d, &interp_impl<kLinear, D, D>, real, IA, bool, D, D>::reg(
-      m, "upsample_bilinear2d", "upsample_bilinear2d.out");
-  Guarded<structured_upsample_trilinear3d, &interp_impl<kLinear, D, D, D>, real, IA, bool, D, D, D>::reg(
-      m, "upsample_trilinear3d", "upsample_trilinear3d.out");
-  Guarded<structured_upsample_bicubic2d, &interp_impl<kCubic, D, D>, real, IA, bool, D, D>::reg(
-      m, "upsample_bicubic2d", "upsample_bicubic2d.out");
+  register_structured<structured_upsample_nearest1d_backward, &nearest_backward_impl<kNearest, D>, IA, IA, D>(m, "upsample_nearest1d_backward", nullptr, "upsample_nearest1d_backward.grad_input", takes_floating);
+  register_structured<structured_upsample_nearest2d_backward, &nearest_backward_impl<kNearest, D, D>, IA, IA, D, D>(m, "upsample_nearest2d_backward", nullptr, "upsample_nearest2d_backward.grad_input", takes_floating);
+  register_structured<structured_upsample_nearest3d_backward, &nearest_backward_impl<kNearest, D, D, D>, IA, IA, D, D, D>(m, "upsample_nearest3d_backward", nullptr, "upsample_nearest3d_backward.grad_input", takes_floating);
+  register_structured<structured__upsample_nearest_exact1d_backward, &nearest_backward_impl<kNearestExact, D>, IA, IA, D>(m, "_upsample_nearest_exact1d_backward", nullptr, "_upsample_nearest_exact1d_backward.grad_input", takes_floating);
+  register_structured<structured__upsample_nearest_exact2d_backward, &nearest_backward_impl<kNearestExact, D, D>, IA, IA, D, D>(m, "_upsample_nearest_exact2d_backward", nullptr, "_upsample_nearest_exact2d_backward.grad_input", takes_floating);
+  register_structured<structured__upsample_nearest_exact3d_backward, &nearest_backward_impl<kNearestExact, D, D, D>, IA, IA, D, D, D>(m, "_upsample_nearest_exact3d_backward", nullptr, "_upsample_nearest_exact3d_backward.grad_input", takes_floating);
+  // linear / bicubic: (output_size, align_corners, scales...); every real dtype
+  // reaches interp_impl, which raises for the integral ones (as CUDA does)
+  register_structured<structured_upsample_linear1d, &interp_impl<kLinear, D>, IA, bool, D>(m, "upsample_linear1d", nullptr, "upsample_linear1d.out", takes_real);
+  register_structured<structured_upsample_bilinear2d, &interp_impl<kLinear, D, D>, IA, bool, D, D>(m, "upsample_bilinear2d", nullptr, "upsample_bilinear2d.out", takes_real);
+  register_structured<structured_upsample_trilinear3d, &interp_impl<kLinear, D, D, D>, IA, bool, D, D, D>(m, "upsample_trilinear3d", nullptr, "upsample_trilinear3d.out", takes_real);
+  register_structured<structured_upsample_bicubic2d, &interp_impl<kCubic, D, D>, IA, bool, D, D>(m, "upsample_bicubic2d", nullptr, "upsample_bicubic2d.out", takes_real);
   // their backward ops: (output_size, input_size, align_corners, scales...)
-  Guarded<structured_upsample_linear1d_backward, &interp_backward_impl<kLinear, D>, floating, IA, IA, bool,
-          D>::reg(m, "upsample_linear1d_backward", "upsample_linear1d_backward.grad_input");
-  Guarded<structured_upsample_bilinear2d_backward, &interp_backward_impl<kLinear, D, D>, floating, IA, IA, bool, D,
-          D>::reg(m, "upsample_bilinear2d_backward", "upsample_bilinear2d_backward.grad_input");
-  Guarded<structured_upsample_trilinear3d_backward, &interp_backward_impl<kLinear, D, D, D>, floating, IA, IA, bool,
-          D, D, D>::reg(m, "upsample_trilinear3d_backward", "upsample_trilinear3d_backward.grad_input");
-  Guarded<structured_upsample_bicubic2d_backward, &interp_backward_impl<kCubic, D, D>, floating, IA, IA, bool, D,
-          D>::reg(m, "upsample_bicubic2d_backward", "upsample_bicubic2d_backward.grad_input");
+  register_structured<structured_upsample_linear1d_backward, &interp_backward_impl<kLinear, D>, IA, IA, bool, D>(m, "upsample_linear1d_backward", nullptr, "upsample_linear1d_backward.grad_input", takes_floating);
+  register_structured<structured_upsample_bilinear2d_backward, &interp_backward_impl<kLinear, D, D>, IA, IA, bool, D, D>(m, "upsample_bilinear2d_backward", nullptr, "upsample_bilinear2d_backward.grad_input", takes_floating);
+  register_structured<structured_upsample_trilinear3d_backward, &interp_backward_impl<kLinear, D, D, D>, IA, IA, bool, D, D, D>(m, "upsample_trilinear3d_backward", nullptr, "upsample_trilinear3d_backward.grad_input", takes_floating);
+  register_structured<structured_upsample_bicubic2d_backward, &interp_backward_impl<kCubic, D, D>, IA, IA, bool, D, D>(m, "upsample_bicubic2d_backward", nullptr, "upsample_bicubic2d_backward.grad_input", takes_floating);
   // antialiased (F.interpolate(..., antialias=True))
-  Guarded<structured__upsample_bilinear2d_aa, &interp_impl<kLinearAA, D, D>, real, IA, bool, D, D>::reg(
-      m, "_upsample_bilinear2d_aa", "_upsample_bilinear2d_aa.out");
-  Guarded<structured__upsample_bicubic2d_aa, &interp_impl<kCubicAA, D, D>, real, IA, bool, D, D>::reg(
-      m, "_upsample_bicubic2d_aa", "_upsample_bicubic2d_aa.out");
-  Guarded<structured__upsample_bilinear2d_aa_backward, &interp_backward_impl<kLinearAA, D, D>, floating, IA, IA,
-          bool, D, D>::reg(m, "_upsample_bilinear2d_aa_backward", "_upsample_bilinear2d_aa_backward.grad_input");
-  Guarded<structured__upsample_bicubic2d_aa_backward, &interp_backward_impl<kCubicAA, D, D>, floating, IA, IA,
-          bool, D, D>::reg(m, "_upsample_bicubic2d_aa_backward", "_upsample_bicubic2d_aa_backward.grad_input");
+  register_structured<structured__upsample_bilinear2d_aa, &interp_impl<kLinearAA, D, D>, IA, bool, D, D>(m, "_upsample_bilinear2d_aa", nullptr, "_upsample_bilinear2d_aa.out", takes_real);
+  register_structured<structured__upsample_bicubic2d_aa, &interp_impl<kCubicAA, D, D>, IA, bool, D, D>(m, "_upsample_bicubic2d_aa", nullptr, "_upsample_bicubic2d_aa.out", takes_real);
+  register_structured<structured__upsample_bilinear2d_aa_backward, &interp_backward_impl<kLinearAA, D, D>, IA, IA, bool, D, D>(m, "_upsample_bilinear2d_aa_backward", nullptr, "_upsample_bilinear2d_aa_backward.grad_input", takes_floating);
+  register_structured<structured__upsample_bicubic2d_aa_backward, &interp_backward_impl<kCubicAA, D, D>, IA, IA, bool, D, D>(m, "_upsample_bicubic2d_aa_backward", nullptr, "_upsample_bicubic2d_aa_backward.grad_input", takes_floating);
 }
 
 }  // namespace torch_ocl

@@ -34,10 +34,8 @@ FLOATS = [torch.float32, torch.float64]
 INTS = [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8, torch.bool]
 
 
-@pytest.fixture(autouse=True)
-def _strict():
-    with torch.ocl.fallback_mode("error"):
-        yield
+# Every test of this file runs in strict mode: a missing native kernel raises.
+pytestmark = pytest.mark.usefixtures("strict")
 
 
 def fn(name):

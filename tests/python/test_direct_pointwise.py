@@ -26,10 +26,8 @@ FLOATS = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
 TOL = {torch.float16: dict(rtol=2e-3, atol=1e-3), torch.bfloat16: dict(rtol=1.6e-2, atol=1e-2)}
 
 
-@pytest.fixture(autouse=True)
-def _strict():
-    with torch.ocl.fallback_mode("error"):
-        yield
+# Every test of this file runs in strict mode: a missing native kernel raises.
+pytestmark = pytest.mark.usefixtures("strict")
 
 
 @pytest.fixture

@@ -7,7 +7,8 @@ raise the same exception type."""
 import pytest
 import torch
 import torch.nn.functional as F
-from torch.testing import assert_close
+
+from cpu_reference import assert_matches_cpu, run_both
 
 DTYPES = [
     torch.float32, torch.float64, torch.float16, torch.bfloat16,
@@ -31,32 +32,6 @@ def make(dtype, shape, kind="any", seed=0):
         return t.to(dtype)
     lo = 1 if kind == "positive" else (0 if dtype == torch.uint8 else -50)
     return torch.randint(lo, 50, shape, generator=g).to(dtype)
-
-
-def to_dev(args):
-    return [a.to("ocl") if isinstance(a, torch.Tensor) else a for a in args]
-
-
-def compare(actual, expected, **tol):
-    assert isinstance(actual, torch.Tensor)
-    assert actual.device.type == "ocl", actual.device
-    assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
-    assert actual.shape == expected.shape
-    assert_close(actual.cpu(), expected, equal_nan=True, **tol)
-
-
-def run_both(fn, *cpu_args, **tol):
-    """fn on CPU args and on their ocl copies; same result or same error type."""
-    ocl_args = to_dev(cpu_args)
-    try:
-        expected = fn(*cpu_args)
-    except Exception as e:  # noqa: BLE001 - the CPU's verdict is the reference
-        with pytest.raises(type(e)):
-            fn(*ocl_args)
-        return None
-    actual = fn(*ocl_args)
-    compare(actual, expected, **tol)
-    return actual
 
 
 # Binary ops, tensor-tensor ----------------------------------------------------------------
@@ -122,9 +97,9 @@ def test_binary_non_contiguous(strict, op, view, dtype):
     a, b = fn(a_base), fn(b_base)
     da, db = fn(a_dev), fn(b_dev)
     assert not da.is_contiguous()
-    compare(BINARY[op](da, db), BINARY[op](a, b))
+    assert_matches_cpu(BINARY[op](da, db), BINARY[op](a, b))
     # mixed: one contiguous operand, one view
-    compare(BINARY[op](da, db.contiguous()), BINARY[op](a, b.contiguous()))
+    assert_matches_cpu(BINARY[op](da, db.contiguous()), BINARY[op](a, b.contiguous()))
 
 
 # Python scalars on either side ----------------------------------------------------------------
@@ -192,7 +167,7 @@ def test_unary(strict, op, dtype):
     fn, kind = UNARY[op]
     x = make(dtype, (6, 9), kind=kind, seed=8)
     if op == "abs" and dtype == torch.bool:  # the identity on CUDA and ocl; the CPU raises
-        compare(fn(x.to("ocl")), x)
+        assert_matches_cpu(fn(x.to("ocl")), x)
         return
     run_both(fn, x)
 
@@ -205,7 +180,7 @@ def test_unary_odd_shapes(strict, op):
     base = make(torch.float64, (6, 10), kind=kind, seed=10)
     dev = base.to("ocl")
     for view in (lambda t: t.t(), lambda t: t[1::2, ::3], lambda t: t[2:3].expand(4, 10)):
-        compare(fn(view(dev)), fn(view(base)))
+        assert_matches_cpu(fn(view(dev)), fn(view(base)))
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.float64, torch.bfloat16], ids=dname)
@@ -259,14 +234,14 @@ def test_out_same_dtype(strict):
     out = torch.empty(4, 5, device="ocl")
     ret = torch.add(a.to("ocl"), b.to("ocl"), alpha=0.5, out=out)
     assert ret is out
-    compare(out, torch.add(a, b, alpha=0.5))
+    assert_matches_cpu(out, torch.add(a, b, alpha=0.5))
     # an empty out is resized
     out2 = torch.empty(0, device="ocl")
     torch.mul(a.to("ocl"), b.to("ocl"), out=out2)
-    compare(out2, a * b)
+    assert_matches_cpu(out2, a * b)
     out3 = torch.empty(0, device="ocl")
     torch.exp(a.to("ocl"), out=out3)
-    compare(out3, torch.exp(a))
+    assert_matches_cpu(out3, torch.exp(a))
 
 
 def test_out_non_contiguous(strict):
@@ -274,12 +249,12 @@ def test_out_non_contiguous(strict):
     out = torch.zeros(5, 4, device="ocl").t()
     torch.sub(a.to("ocl"), b.to("ocl"), out=out)
     assert out.stride() == (1, 4)
-    compare(out, a - b)
+    assert_matches_cpu(out, a - b)
     big = torch.zeros(4, 10, device="ocl")
     torch.sigmoid(a.to("ocl"), out=big[:, ::2])
     expected = torch.zeros(4, 10)
     expected[:, ::2] = torch.sigmoid(a)
-    compare(big, expected)
+    assert_matches_cpu(big, expected)
 
 
 @pytest.mark.parametrize(
@@ -366,7 +341,7 @@ def test_inplace(strict, op, dtype):
         return
     rd = fn(xd, yd)
     assert rd is xd
-    compare(xd, r)
+    assert_matches_cpu(xd, r)
 
 
 def test_inplace_on_views_and_promotion(strict):
@@ -374,15 +349,15 @@ def test_inplace_on_views_and_promotion(strict):
     dev = base.to("ocl")
     dev.t()[1:3].add_(10)
     base.t()[1:3].add_(10)
-    compare(dev, base)
+    assert_matches_cpu(dev, base)
     dev[:, ::2].mul_(torch.arange(3.0).to("ocl"))  # broadcast other
     base[:, ::2].mul_(torch.arange(3.0))
-    compare(dev, base)
+    assert_matches_cpu(dev, base)
     # float32 self, float64 other: allowed, stays float32
     other = make(torch.float64, (4, 6), seed=24)
     dev.add_(other.to("ocl"))
     base.add_(other)
-    compare(dev, base)
+    assert_matches_cpu(dev, base)
     # int self, float other: error on both
     run_both(lambda a, b: a.add_(b), make(torch.int32, (3,), seed=25), make(torch.float32, (3,), seed=26))
     # self would need broadcasting: error on both
@@ -415,7 +390,7 @@ def test_cpu_zero_dim_tensor_with_ocl(strict, fn, x_dtype, s):
             fn(x.to("ocl"), s)
         return
     actual = fn(x.to("ocl"), s)  # s stays on the CPU
-    compare(actual, expected)
+    assert_matches_cpu(actual, expected)
 
 
 @pytest.mark.parametrize(
@@ -440,18 +415,18 @@ def test_large(strict):
     a = make(torch.float32, (n,), seed=30)
     b = make(torch.float32, (n,), kind="positive", seed=31)
     da, db = a.to("ocl"), b.to("ocl")
-    compare(da + db, a + b)
-    compare(da * db - 1, a * b - 1)
-    compare(torch.exp(da / db), torch.exp(a / b))
-    compare(torch.sigmoid(da), torch.sigmoid(a))
-    compare(da > db, a > b)
-    compare(torch.maximum(da, db), torch.maximum(a, b))
+    assert_matches_cpu(da + db, a + b)
+    assert_matches_cpu(da * db - 1, a * b - 1)
+    assert_matches_cpu(torch.exp(da / db), torch.exp(a / b))
+    assert_matches_cpu(torch.sigmoid(da), torch.sigmoid(a))
+    assert_matches_cpu(da > db, a > b)
+    assert_matches_cpu(torch.maximum(da, db), torch.maximum(a, b))
     # non-contiguous large
     A, B = a.view(1024, 1024), b.view(1024, 1024)
-    compare(da.view(1024, 1024).t() + db.view(1024, 1024), A.t() + B)
-    compare(torch.relu(da.view(1024, 1024)[::2, 1::2]), torch.relu(A[::2, 1::2]))
+    assert_matches_cpu(da.view(1024, 1024).t() + db.view(1024, 1024), A.t() + B)
+    assert_matches_cpu(torch.relu(da.view(1024, 1024)[::2, 1::2]), torch.relu(A[::2, 1::2]))
     hi = make(torch.float16, (n,), seed=32)
-    compare(hi.to("ocl") * 2 + 1, hi * 2 + 1)
+    assert_matches_cpu(hi.to("ocl") * 2 + 1, hi * 2 + 1)
 
 
 # Backward ------------------------------------------------------------------------------------------
@@ -503,10 +478,10 @@ def check_backward(fn, inputs, strict_mode, fallback_stats):
     out_cpu, grads_cpu = grads_on("cpu", fn, inputs, g)
     with torch.ocl.fallback_mode("error" if strict_mode else "silent"):
         out_dev, grads_dev = grads_on("ocl", fn, inputs, g)
-    compare(out_dev, out_cpu)
+    assert_matches_cpu(out_dev, out_cpu)
     for gd, gc in zip(grads_dev, grads_cpu):
         assert gd is not None
-        compare(gd, gc)
+        assert_matches_cpu(gd, gc)
     if not strict_mode:
         print("ops that fell back:", sorted(fallback_stats()))
 
@@ -575,9 +550,9 @@ def test_many_dims(strict):
     y = make(torch.float32, (2,) * 12, seed=47)
     perm = list(range(0, 12, 2)) + list(range(1, 12, 2))
     dx, dy = x.to("ocl"), y.to("ocl")
-    compare(dx.permute(perm) + dy, x.permute(perm) + y)
-    compare(torch.sigmoid(dx.permute(perm)) * dy, torch.sigmoid(x.permute(perm)) * y)
-    compare(dx.permute(perm) > dy, x.permute(perm) > y)
+    assert_matches_cpu(dx.permute(perm) + dy, x.permute(perm) + y)
+    assert_matches_cpu(torch.sigmoid(dx.permute(perm)) * dy, torch.sigmoid(x.permute(perm)) * y)
+    assert_matches_cpu(dx.permute(perm) > dy, x.permute(perm) > y)
 
 
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bool, torch.int64, torch.float16, torch.float32], ids=str)

@@ -17,18 +17,13 @@ import torch
 import torch.nn.functional as F
 from torch.testing import assert_close
 
+from cpu_reference import SUM_TOL as TOL
+
 FLOATS = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
-TOL = {
-    torch.float32: dict(rtol=1e-5, atol=1e-5),
-    torch.float64: dict(rtol=1e-7, atol=1e-7),
-    torch.float16: dict(rtol=1e-2, atol=1e-2),
-    torch.bfloat16: dict(rtol=5e-2, atol=5e-2),
-}
 
 
-@pytest.fixture(autouse=True)
-def _strict(strict):
-    yield
+# Every test of this file runs in strict mode: a missing native kernel raises.
+pytestmark = pytest.mark.usefixtures("strict")
 
 
 def to_ocl(x, grad):

@@ -33,10 +33,8 @@ def expect_one_buffer(n):
     return n if CPU_DEVICE else 0
 
 
-@pytest.fixture(autouse=True)
-def strict():
-    with torch_ocl.fallback_mode("error"):
-        yield
+# Every test of this file runs in strict mode: a missing native kernel raises.
+pytestmark = pytest.mark.usefixtures("strict")
 
 
 def test_small_operands_share_one_buffer():

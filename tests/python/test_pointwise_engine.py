@@ -28,6 +28,9 @@ import torch
 import torch.nn.functional as F
 from torch.testing import assert_close
 
+import cpu_reference
+from cpu_reference import assert_matches_cpu, to_ocl
+
 FLOATS = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
 INTS = [torch.int32, torch.int64, torch.uint8, torch.int8]
 BOOL = [torch.bool]
@@ -45,11 +48,8 @@ HALF_TOL = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _strict():
-    """Every test of this file: a missing native kernel raises."""
-    with torch.ocl.fallback_mode("error"):
-        yield
+# Every test of this file runs in strict mode: a missing native kernel raises.
+pytestmark = pytest.mark.usefixtures("strict")
 
 
 # Ops known to kill the process; each is tried once in a child interpreter so
@@ -150,14 +150,6 @@ def make(domain, dtype, shape, seed=0):
     return _int_values(domain, dtype, shape, g).to(dtype)
 
 
-def to_dev(x):
-    if isinstance(x, torch.Tensor):
-        return x.to("ocl")
-    if isinstance(x, (list, tuple)):
-        return type(x)(to_dev(v) for v in x)
-    return x
-
-
 def tol_for(dtype, input_dtypes=()):
     for d in (dtype, *input_dtypes):
         if d in HALF_TOL:
@@ -171,27 +163,14 @@ def compare(actual, expected, input_dtypes=()):
         for a, e in zip(actual, expected):
             compare(a, e, input_dtypes)
         return
-    assert isinstance(actual, torch.Tensor), type(actual)
-    assert actual.device.type == "ocl", actual.device
-    assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
-    assert actual.shape == expected.shape, (actual.shape, expected.shape)
-    assert_close(actual.cpu(), expected, equal_nan=True, **tol_for(expected.dtype, input_dtypes))
+    assert_matches_cpu(actual, expected, **tol_for(expected.dtype, input_dtypes))
 
 
 def run_both(fn, *cpu_args):
     """fn on the CPU args and on their ocl copies: the same result, or the same
     exception type when the CPU raises."""
-    ocl_args = to_dev(cpu_args)
     in_dtypes = [a.dtype for a in cpu_args if isinstance(a, torch.Tensor)]
-    try:
-        expected = fn(*cpu_args)
-    except Exception as e:  # noqa: BLE001 - the CPU's verdict is the reference
-        with pytest.raises(type(e)):
-            fn(*ocl_args)
-        return None
-    actual = fn(*ocl_args)
-    compare(actual, expected, in_dtypes)
-    return actual
+    return cpu_reference.run_both(fn, *cpu_args, compare=lambda a, e: compare(a, e, in_dtypes))
 
 
 # Shapes: (base shape to generate, view applied to the generated tensor) -------------------
@@ -611,7 +590,7 @@ SPECIAL_BINARY = {
 def test_nan_inf_unary(name, dtype):
     if name in FLOAT64_REFERENCE:
         x = special_values(dtype)
-        compare(SPECIAL_UNARY[name](to_dev([x])[0]), SPECIAL_UNARY[name](x.double()).to(dtype), [dtype])
+        compare(SPECIAL_UNARY[name](to_ocl([x])[0]), SPECIAL_UNARY[name](x.double()).to(dtype), [dtype])
         return
     run_both(SPECIAL_UNARY[name], special_values(dtype))
 

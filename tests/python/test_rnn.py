@@ -25,9 +25,8 @@ TOL = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _strict(strict):
-    yield
+# Every test of this file runs in strict mode: a missing native kernel raises.
+pytestmark = pytest.mark.usefixtures("strict")
 
 
 def run_module(module, inputs, dtype, device):

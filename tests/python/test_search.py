@@ -13,43 +13,18 @@ import math
 
 import pytest
 import torch
-from torch.testing import assert_close
 
 from dtype_lists import FLOATS, INTS, dname
+from cpu_reference import assert_matches_cpu, run_both, to_ocl
 
 DEV = "ocl"
 SEARCH_DTYPES = FLOATS + INTS
 
 
-def ocl(x):
-    return x.to(DEV) if isinstance(x, torch.Tensor) else x
-
-
-def same(got, expected, **kw):
-    if isinstance(expected, (tuple, list)):
-        assert len(got) == len(expected)
-        for g, e in zip(got, expected):
-            same(g, e, **kw)
-        return
-    assert got.device.type == "ocl"
-    assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
-    assert got.shape == expected.shape, (got.shape, expected.shape)
-    assert_close(got.cpu(), expected, equal_nan=True, **kw)
-
-
 def compare(fn, *args, **kw):
     """fn(*args, **kw) on CPU and on ocl (tensor args moved): the same result,
     or the same error type and message."""
-    try:
-        expected = fn(*args, **kw)
-    except Exception as e:  # noqa: BLE001
-        with pytest.raises(type(e)) as info:
-            fn(*[ocl(a) for a in args], **{k: ocl(v) for k, v in kw.items()})
-        assert str(info.value).split("\n")[0] == str(e).split("\n")[0]
-        return None
-    got = fn(*[ocl(a) for a in args], **{k: ocl(v) for k, v in kw.items()})
-    same(got, expected)
-    return got
+    return run_both(fn, *args, kwargs=kw, same_message=True)
 
 
 def sorted_values(shape, dtype, seed=0, nan=False):
@@ -138,11 +113,11 @@ def test_searchsorted_out(strict):
     x = values((6, 5), torch.float32)
     expected = torch.searchsorted(bd, x)
     out = torch.empty(5, 6, dtype=torch.int64, device=DEV).t()  # non-contiguous out
-    torch.searchsorted(ocl(bd), ocl(x), out=out)
-    same(out, expected)
+    torch.searchsorted(to_ocl(bd), to_ocl(x), out=out)
+    assert_matches_cpu(out, expected)
     out32 = torch.empty(0, dtype=torch.int32, device=DEV)
-    torch.searchsorted(ocl(bd), ocl(x), out_int32=True, out=out32)
-    same(out32, torch.searchsorted(bd, x, out_int32=True))
+    torch.searchsorted(to_ocl(bd), to_ocl(x), out_int32=True, out=out32)
+    assert_matches_cpu(out32, torch.searchsorted(bd, x, out_int32=True))
 
 
 def test_searchsorted_errors(strict):
@@ -162,7 +137,7 @@ def test_searchsorted_errors(strict):
     with pytest.raises(RuntimeError) as e_cpu:
         torch.searchsorted(b1, x, out=torch.empty(4, dtype=torch.int32))
     with pytest.raises(RuntimeError) as e_ocl:
-        torch.searchsorted(ocl(b1), ocl(x), out=torch.empty(4, dtype=torch.int32, device=DEV))
+        torch.searchsorted(to_ocl(b1), to_ocl(x), out=torch.empty(4, dtype=torch.int32, device=DEV))
     assert str(e_ocl.value) == str(e_cpu.value)
 
 
@@ -221,8 +196,8 @@ def test_isin_out(strict):
     x = values((5, 6), torch.float32)
     t = values((4,), torch.float32)
     out = torch.empty(6, 5, dtype=torch.bool, device=DEV).t()
-    torch.isin(ocl(x), ocl(t), out=out)
-    same(out, torch.isin(x, t))
+    torch.isin(to_ocl(x), to_ocl(t), out=out)
+    assert_matches_cpu(out, torch.isin(x, t))
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.int64, torch.uint8], ids=dname)
@@ -252,8 +227,8 @@ def test_repeat_interleave_tensor(strict, dtype):
     compare(torch.repeat_interleave, r[::2])  # non-contiguous
     compare(torch.repeat_interleave, r[:0])
     compare(torch.repeat_interleave, torch.zeros(5, dtype=dtype))
-    got = torch.repeat_interleave(ocl(r), output_size=int(r.sum()))
-    same(got, torch.repeat_interleave(r))
+    got = torch.repeat_interleave(to_ocl(r), output_size=int(r.sum()))
+    assert_matches_cpu(got, torch.repeat_interleave(r))
     big = torch.randint(0, 3, (100_003,), dtype=dtype)
     compare(torch.repeat_interleave, big)
 
@@ -289,8 +264,8 @@ def test_nonzero_static_large_and_out(strict):
     x = torch.rand(100_003) > 0.7
     compare(torch.nonzero_static, x, size=20_000)
     out = torch.empty(3, 1, dtype=torch.int64, device=DEV)
-    torch.nonzero_static(ocl(x), size=50, fill_value=5, out=out)
-    same(out, torch.nonzero_static(x, size=50, fill_value=5))
+    torch.nonzero_static(to_ocl(x), size=50, fill_value=5, out=out)
+    assert_matches_cpu(out, torch.nonzero_static(x, size=50, fill_value=5))
 
 
 # --- bincount --------------------------------------------------------------------
@@ -305,16 +280,16 @@ def test_bincount(strict, dtype):
     compare(torch.bincount, x[:0], minlength=4)
     w32, w64 = torch.rand(1000), torch.rand(1000, dtype=torch.float64)
     # weights: atomic adds in another order than the CPU's loop
-    same(torch.bincount(ocl(x), ocl(w32)), torch.bincount(x, w32), rtol=1e-5, atol=1e-5)
-    same(torch.bincount(ocl(x), ocl(w64)), torch.bincount(x, w64))
-    same(torch.bincount(ocl(x), ocl(torch.ones(1000, dtype=torch.int32))), torch.bincount(x, torch.ones(1000, dtype=torch.int32)))
+    assert_matches_cpu(torch.bincount(to_ocl(x), to_ocl(w32)), torch.bincount(x, w32), rtol=1e-5, atol=1e-5)
+    assert_matches_cpu(torch.bincount(to_ocl(x), to_ocl(w64)), torch.bincount(x, w64))
+    assert_matches_cpu(torch.bincount(to_ocl(x), to_ocl(torch.ones(1000, dtype=torch.int32))), torch.bincount(x, torch.ones(1000, dtype=torch.int32)))
 
 
 def test_bincount_large(strict):
     x = torch.randint(0, 1000, (100_003,))
     compare(torch.bincount, x)
     w = torch.rand(100_003, dtype=torch.float64)
-    same(torch.bincount(ocl(x), ocl(w)), torch.bincount(x, w))
+    assert_matches_cpu(torch.bincount(to_ocl(x), to_ocl(w)), torch.bincount(x, w))
     one_bin = torch.zeros(100_003, dtype=torch.int64)  # every add on one counter
     compare(torch.bincount, one_bin)
 
@@ -399,22 +374,22 @@ def test_histogram(strict, dtype):
     x = torch.randn(3000, dtype=dtype)
     w = torch.rand(3000, dtype=dtype)
     h, e = torch.histogram(x, bins=9)
-    hg, eg = torch.histogram(ocl(x), bins=9)
-    same(eg, e)  # linspace edges: close, not bit-equal
-    same(hg, h, rtol=0, atol=0)
+    hg, eg = torch.histogram(to_ocl(x), bins=9)
+    assert_matches_cpu(eg, e)  # linspace edges: close, not bit-equal
+    assert_matches_cpu(hg, h, rtol=0, atol=0)
     h, e = torch.histogram(x, bins=6, range=(-1.0, 2.0), weight=w)
-    hg, eg = torch.histogram(ocl(x), bins=6, range=(-1.0, 2.0), weight=ocl(w))
-    same(hg, h)
-    same(eg, e)
+    hg, eg = torch.histogram(to_ocl(x), bins=6, range=(-1.0, 2.0), weight=to_ocl(w))
+    assert_matches_cpu(hg, h)
+    assert_matches_cpu(eg, e)
     edges = torch.tensor([-3.0, -1.0, 0.0, 0.5, 4.0], dtype=dtype)
     for kw in ({}, {"weight": w}, {"density": True}, {"weight": w, "density": True}):
         h, e = torch.histogram(x, edges, **kw)
-        hg, eg = torch.histogram(ocl(x), ocl(edges), **{k: ocl(v) for k, v in kw.items()})
-        same(hg, h)
-        same(eg, e)
+        hg, eg = torch.histogram(to_ocl(x), to_ocl(edges), **{k: to_ocl(v) for k, v in kw.items()})
+        assert_matches_cpu(hg, h)
+        assert_matches_cpu(eg, e)
     h, _ = torch.histogram(x.view(30, 100).t(), bins=5, density=True)  # non-contiguous
-    hg, _ = torch.histogram(ocl(x).view(30, 100).t(), bins=5, density=True)
-    same(hg, h)
+    hg, _ = torch.histogram(to_ocl(x).view(30, 100).t(), bins=5, density=True)
+    assert_matches_cpu(hg, h)
 
 
 def test_histogram_errors(strict):
@@ -429,10 +404,10 @@ def test_histogramdd(strict):
     x = torch.randn(2000, 3)
     w = torch.rand(2000)
     h, e = torch.histogramdd(x, bins=[3, 4, 5])
-    hg, eg = torch.histogramdd(ocl(x), bins=[3, 4, 5])
-    same(hg, h, rtol=0, atol=0)
-    same(eg, e)
+    hg, eg = torch.histogramdd(to_ocl(x), bins=[3, 4, 5])
+    assert_matches_cpu(hg, h, rtol=0, atol=0)
+    assert_matches_cpu(eg, e)
     bins = [torch.tensor([-2.0, 0.0, 2.0]), torch.tensor([-1.0, 1.0]), torch.tensor([-3.0, -1.0, 0.0, 3.0])]
     h, _ = torch.histogramdd(x, bins=bins, weight=w, density=True)
-    hg, _ = torch.histogramdd(ocl(x), bins=[ocl(b) for b in bins], weight=ocl(w), density=True)
-    same(hg, h)
+    hg, _ = torch.histogramdd(to_ocl(x), bins=[to_ocl(b) for b in bins], weight=to_ocl(w), density=True)
+    assert_matches_cpu(hg, h)

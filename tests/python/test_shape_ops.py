@@ -13,6 +13,7 @@ import torch
 from torch.testing import assert_close
 
 from dtype_lists import ALL, FLOATS, INTS, dname  # noqa: F401
+from cpu_reference import assert_matches_cpu, to_ocl
 
 
 pytestmark = pytest.mark.usefixtures("strict")  # every test proves its ops native
@@ -28,32 +29,25 @@ def make(shape, dtype, seed=0):
     return torch.randint(lo, 50, shape, generator=g, dtype=dtype)
 
 
-def ocl(t):
-    return t.to("ocl")
-
-
 def same(got, expected, **kw):
     if isinstance(expected, (tuple, list)):
         assert len(got) == len(expected)
         for g, e in zip(got, expected):
             same(g, e, **kw)
         return
-    assert got.device.type == "ocl"
-    assert got.dtype == expected.dtype
-    assert got.shape == expected.shape
-    assert got.stride() == expected.stride() or expected.numel() <= 1 or kw.pop("any_strides", False)
-    kw.pop("any_strides", None)
-    assert_close(got.cpu(), expected, equal_nan=True, **kw)
+    any_strides = kw.pop("any_strides", False)
+    assert_matches_cpu(got, expected, **kw)
+    assert got.stride() == expected.stride() or expected.numel() <= 1 or any_strides
 
 
 def grads_match(fn, inputs, **kw):
     """fn's input gradients on ocl equal the CPU's (float64 inputs)."""
     cpu_in = [t.detach().double().requires_grad_() for t in inputs]
-    dev_in = [ocl(t.detach()).requires_grad_() for t in cpu_in]
+    dev_in = [to_ocl(t.detach()).requires_grad_() for t in cpu_in]
     out_c, out_d = fn(*cpu_in), fn(*dev_in)
     g = torch.randn(out_c.shape, dtype=out_c.dtype, generator=torch.Generator().manual_seed(7))
     gc = torch.autograd.grad(out_c, cpu_in, g)
-    gd = torch.autograd.grad(out_d, dev_in, ocl(g))
+    gd = torch.autograd.grad(out_d, dev_in, to_ocl(g))
     for a, b in zip(gd, gc):
         assert a.device.type == "ocl"
         assert_close(a.cpu(), b, **kw)
@@ -62,7 +56,7 @@ def grads_match(fn, inputs, **kw):
 def errors_match(fn, *cpu_args):
     with pytest.raises(Exception) as cpu_err:
         fn(*cpu_args)
-    dev_args = [ocl(a) if isinstance(a, torch.Tensor) else a for a in cpu_args]
+    dev_args = [to_ocl(a) if isinstance(a, torch.Tensor) else a for a in cpu_args]
     with pytest.raises(type(cpu_err.value)) as dev_err:
         fn(*dev_args)
     assert str(cpu_err.value).split("\n")[0] == str(dev_err.value).split("\n")[0]
@@ -74,8 +68,8 @@ def errors_match(fn, *cpu_args):
 @pytest.mark.parametrize("dtype", ALL, ids=dname)
 def test_cat_dtypes(dtype):
     a, b, c = make((2, 3), dtype, 1), make((4, 3), dtype, 2), make((1, 3), dtype, 3)
-    same(torch.cat([ocl(a), ocl(b), ocl(c)]), torch.cat([a, b, c]))
-    same(torch.cat([ocl(a.t()), ocl(b.t())], dim=1), torch.cat([a.t(), b.t()], dim=1))
+    same(torch.cat([to_ocl(a), to_ocl(b), to_ocl(c)]), torch.cat([a, b, c]))
+    same(torch.cat([to_ocl(a.t()), to_ocl(b.t())], dim=1), torch.cat([a.t(), b.t()], dim=1))
 
 
 @pytest.mark.parametrize("dim", [0, 1, 2, -1])
@@ -84,9 +78,9 @@ def test_cat_dims_and_noncontiguous(dim):
     parts = [base, base.transpose(0, 2).contiguous().transpose(0, 2), base[:, :, ::1] * 2]
     sliced = make((8, 12, 16), torch.float32)[::2, ::2, ::2]  # strided input
     parts.append(sliced)
-    same(torch.cat([ocl(p) for p in parts], dim=dim), torch.cat(parts, dim=dim))
+    same(torch.cat([to_ocl(p) for p in parts], dim=dim), torch.cat(parts, dim=dim))
     trans = [p.transpose(0, 1) for p in parts]
-    same(torch.cat([ocl(p.contiguous()).transpose(0, 1) for p in parts], dim=dim),
+    same(torch.cat([to_ocl(p.contiguous()).transpose(0, 1) for p in parts], dim=dim),
          torch.cat(trans, dim=dim))
 
 
@@ -95,50 +89,50 @@ def test_cat_mixed_dtypes_promote():
     b = make((1, 2), torch.float16)
     c = make((2, 2), torch.bool)
     d = make((2, 2), torch.int64)
-    same(torch.cat([ocl(a), ocl(b), ocl(c)]), torch.cat([a, b, c]))
-    same(torch.cat([ocl(a), ocl(d), ocl(c)]), torch.cat([a, d, c]))
-    same(torch.cat([ocl(c), ocl(c)]), torch.cat([c, c]))
+    same(torch.cat([to_ocl(a), to_ocl(b), to_ocl(c)]), torch.cat([a, b, c]))
+    same(torch.cat([to_ocl(a), to_ocl(d), to_ocl(c)]), torch.cat([a, d, c]))
+    same(torch.cat([to_ocl(c), to_ocl(c)]), torch.cat([c, c]))
 
 
 def test_cat_empty_and_legacy_empty():
     a = make((2, 3), torch.float32)
     legacy = torch.empty(0)
     e = torch.empty(0, 3)
-    same(torch.cat([ocl(legacy), ocl(a), ocl(legacy)]), torch.cat([legacy, a, legacy]))
-    same(torch.cat([ocl(e), ocl(a), ocl(e)]), torch.cat([e, a, e]))
-    same(torch.cat([ocl(legacy), ocl(legacy)]), torch.cat([legacy, legacy]))
-    same(torch.cat([ocl(torch.empty(2, 0)), ocl(torch.empty(2, 0))], 1),
+    same(torch.cat([to_ocl(legacy), to_ocl(a), to_ocl(legacy)]), torch.cat([legacy, a, legacy]))
+    same(torch.cat([to_ocl(e), to_ocl(a), to_ocl(e)]), torch.cat([e, a, e]))
+    same(torch.cat([to_ocl(legacy), to_ocl(legacy)]), torch.cat([legacy, legacy]))
+    same(torch.cat([to_ocl(torch.empty(2, 0)), to_ocl(torch.empty(2, 0))], 1),
          torch.cat([torch.empty(2, 0), torch.empty(2, 0)], 1))
     # a legacy empty tensor of another dtype still takes part in promotion
-    same(torch.cat([ocl(a), ocl(torch.empty(0, dtype=torch.float64))]),
+    same(torch.cat([to_ocl(a), to_ocl(torch.empty(0, dtype=torch.float64))]),
          torch.cat([a, torch.empty(0, dtype=torch.float64)]))
 
 
 def test_cat_channels_last():
     a = make((2, 3, 4, 5), torch.float32).contiguous(memory_format=torch.channels_last)
     b = make((2, 5, 4, 5), torch.float32, 1).contiguous(memory_format=torch.channels_last)
-    got = torch.cat([ocl(a), ocl(b)], dim=1)
+    got = torch.cat([to_ocl(a), to_ocl(b)], dim=1)
     exp = torch.cat([a, b], dim=1)
     assert got.is_contiguous(memory_format=torch.channels_last)
     same(got, exp)
     # mixed formats give a contiguous result
-    same(torch.cat([ocl(a), ocl(b.contiguous())], dim=1), torch.cat([a, b.contiguous()], dim=1))
+    same(torch.cat([to_ocl(a), to_ocl(b.contiguous())], dim=1), torch.cat([a, b.contiguous()], dim=1))
 
 
 def test_cat_out():
     a, b = make((2, 3), torch.float32), make((2, 3), torch.float32, 1)
-    out = ocl(torch.empty(0, dtype=torch.float64))
-    torch.cat([ocl(a), ocl(b)], out=out)
+    out = to_ocl(torch.empty(0, dtype=torch.float64))
+    torch.cat([to_ocl(a), to_ocl(b)], out=out)
     same(out, torch.cat([a, b]).double())
     # out= into a transposed view of the right shape keeps its strides
-    out2 = ocl(torch.zeros(3, 4)).t()
-    torch.cat([ocl(a), ocl(b)], out=out2)
+    out2 = to_ocl(torch.zeros(3, 4)).t()
+    torch.cat([to_ocl(a), to_ocl(b)], out=out2)
     assert_close(out2.cpu(), torch.cat([a, b]))
 
 
 def test_cat_large():
     a, b = make((100_003,), torch.float32), make((7,), torch.float32, 1)
-    same(torch.cat([ocl(a), ocl(b), ocl(a)]), torch.cat([a, b, a]))
+    same(torch.cat([to_ocl(a), to_ocl(b), to_ocl(a)]), torch.cat([a, b, a]))
 
 
 def test_cat_backward():
@@ -161,14 +155,14 @@ def test_cat_errors():
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.bool], ids=dname)
 def test_stack_hstack_vstack_chunk(dtype):
     xs = [make((3, 4), dtype, i) for i in range(3)]
-    d = [ocl(x) for x in xs]
+    d = [to_ocl(x) for x in xs]
     same(torch.stack(d), torch.stack(xs))
     same(torch.stack(d, dim=2), torch.stack(xs, dim=2))
     same(torch.hstack(d), torch.hstack(xs))
     same(torch.vstack(d), torch.vstack(xs))
     same(torch.dstack(d), torch.dstack(xs))
     big = make((6, 5), dtype)
-    parts = torch.chunk(ocl(big), 3, dim=0)
+    parts = torch.chunk(to_ocl(big), 3, dim=0)
     same(torch.cat(parts[::-1]), torch.cat(torch.chunk(big, 3, dim=0)[::-1]))
 
 
@@ -184,26 +178,26 @@ def test_stack_backward():
 def test_flip_dtypes(dtype):
     x = make((3, 4, 5), dtype)
     for dims in [(0,), (1,), (2,), (0, 2), (0, 1, 2), (-1,)]:
-        same(torch.flip(ocl(x), dims), torch.flip(x, dims))
+        same(torch.flip(to_ocl(x), dims), torch.flip(x, dims))
 
 
 def test_flip_shapes():
     x = make((4, 6, 8), torch.float32)
-    same(torch.flip(ocl(x).transpose(0, 2), (0, 1)), torch.flip(x.transpose(0, 2), (0, 1)))
-    same(torch.flip(ocl(x)[::2, :, 1::3], (2,)), torch.flip(x[::2, :, 1::3], (2,)))
-    same(torch.flip(ocl(x.contiguous(memory_format=torch.contiguous_format)).expand(2, 4, 6, 8), (0, 3)),
+    same(torch.flip(to_ocl(x).transpose(0, 2), (0, 1)), torch.flip(x.transpose(0, 2), (0, 1)))
+    same(torch.flip(to_ocl(x)[::2, :, 1::3], (2,)), torch.flip(x[::2, :, 1::3], (2,)))
+    same(torch.flip(to_ocl(x.contiguous(memory_format=torch.contiguous_format)).expand(2, 4, 6, 8), (0, 3)),
          torch.flip(x.expand(2, 4, 6, 8), (0, 3)))
     e = torch.empty(0, 3)
-    same(torch.flip(ocl(e), (0,)), torch.flip(e, (0,)))
+    same(torch.flip(to_ocl(e), (0,)), torch.flip(e, (0,)))
     s = torch.tensor(3.5)
-    same(torch.flip(ocl(s), ()), torch.flip(s, ()))
+    same(torch.flip(to_ocl(s), ()), torch.flip(s, ()))
     big = make((100_003,), torch.float32)
-    same(torch.flip(ocl(big), (0,)), torch.flip(big, (0,)))
+    same(torch.flip(to_ocl(big), (0,)), torch.flip(big, (0,)))
     cl = make((2, 3, 4, 5), torch.float32).contiguous(memory_format=torch.channels_last)
-    same(torch.flip(ocl(cl), (1, 3)), torch.flip(cl, (1, 3)))
-    same(torch.fliplr(ocl(x[0])), torch.fliplr(x[0]))
-    same(torch.flipud(ocl(x[0])), torch.flipud(x[0]))
-    same(torch.rot90(ocl(x[0]), 1), torch.rot90(x[0], 1), any_strides=True)
+    same(torch.flip(to_ocl(cl), (1, 3)), torch.flip(cl, (1, 3)))
+    same(torch.fliplr(to_ocl(x[0])), torch.fliplr(x[0]))
+    same(torch.flipud(to_ocl(x[0])), torch.flipud(x[0]))
+    same(torch.rot90(to_ocl(x[0]), 1), torch.rot90(x[0], 1), any_strides=True)
 
 
 def test_flip_backward_and_errors():
@@ -216,11 +210,11 @@ def test_flip_backward_and_errors():
 def test_roll(dtype):
     x = make((4, 5, 6), dtype)
     for shifts, dims in [(1, 0), (-2, 1), (7, 2), ((1, 2), (0, 2)), (3, None), (0, 0), (-13, None)]:
-        same(torch.roll(ocl(x), shifts, dims), torch.roll(x, shifts, dims))
+        same(torch.roll(to_ocl(x), shifts, dims), torch.roll(x, shifts, dims))
     t = x.transpose(0, 2)
-    same(torch.roll(ocl(x).transpose(0, 2), 2, 1), torch.roll(t, 2, 1))
+    same(torch.roll(to_ocl(x).transpose(0, 2), 2, 1), torch.roll(t, 2, 1))
     e = torch.empty(0, 3, dtype=dtype)
-    same(torch.roll(ocl(e), 1, 1), torch.roll(e, 1, 1))
+    same(torch.roll(to_ocl(e), 1, 1), torch.roll(e, 1, 1))
 
 
 def test_roll_backward_and_errors():
@@ -236,27 +230,27 @@ def test_roll_backward_and_errors():
 def test_triangle_dtypes(fn, dtype):
     x = make((5, 7), dtype)
     for k in [0, 1, -1, 3, -4, 10, -10]:
-        same(fn(ocl(x), k), fn(x, k))
+        same(fn(to_ocl(x), k), fn(x, k))
 
 
 @pytest.mark.parametrize("fn", ["tril", "triu"])
 def test_triangle_shapes_inplace_out(fn):
     f = getattr(torch, fn)
     x = make((3, 2, 6, 4), torch.float32)
-    same(f(ocl(x), 1), f(x, 1))
-    same(f(ocl(x).transpose(-1, -2), -1), f(x.transpose(-1, -2), -1))
-    same(f(ocl(x).transpose(0, 3), 0), f(x.transpose(0, 3), 0))
-    same(f(ocl(x)[:, :, ::2, 1:], 0), f(x[:, :, ::2, 1:], 0))
-    same(f(ocl(torch.empty(0, 3, 3)), 0), f(torch.empty(0, 3, 3), 0))
+    same(f(to_ocl(x), 1), f(x, 1))
+    same(f(to_ocl(x).transpose(-1, -2), -1), f(x.transpose(-1, -2), -1))
+    same(f(to_ocl(x).transpose(0, 3), 0), f(x.transpose(0, 3), 0))
+    same(f(to_ocl(x)[:, :, ::2, 1:], 0), f(x[:, :, ::2, 1:], 0))
+    same(f(to_ocl(torch.empty(0, 3, 3)), 0), f(torch.empty(0, 3, 3), 0))
     big = make((317, 331), torch.float32)
-    same(f(ocl(big), 2), f(big, 2))
+    same(f(to_ocl(big), 2), f(big, 2))
     # in place, on a transposed view
-    y = ocl(x).transpose(-1, -2)
+    y = to_ocl(x).transpose(-1, -2)
     getattr(y, fn + "_")(1)
     assert_close(y.cpu(), f(x.transpose(-1, -2), 1))
     # out=
-    out = ocl(torch.empty(0))
-    f(ocl(x), -2, out=out)
+    out = to_ocl(torch.empty(0))
+    f(to_ocl(x), -2, out=out)
     same(out, f(x, -2))
     grads_match(lambda a: f(a, 1), [make((4, 5), torch.float32)])
 
@@ -284,12 +278,12 @@ def test_arange(dtype):
 
 def test_arange_out_and_errors():
     # a non-contiguous out= with the right number of elements keeps its shape
-    out_c, out_d = torch.empty(2, 5).t(), ocl(torch.empty(2, 5)).t()
+    out_c, out_d = torch.empty(2, 5).t(), to_ocl(torch.empty(2, 5)).t()
     torch.arange(0, 10, out=out_c)
     torch.arange(0, 10, out=out_d)
     assert out_d.shape == out_c.shape and out_d.stride() == out_c.stride()
     assert_close(out_d.cpu(), out_c)
-    out = ocl(torch.empty(0, dtype=torch.int64))
+    out = to_ocl(torch.empty(0, dtype=torch.int64))
     torch.arange(3, 30, 4, out=out)
     same(out, torch.arange(3, 30, 4))
     for args in [(0, 10, 0), (0, 10, -1), (10, 0, 1)]:
@@ -332,13 +326,13 @@ def test_logspace(dtype):
 
 
 def test_range_out_noncontiguous_and_errors():
-    out = ocl(torch.zeros(2, 5)).t()[0]  # a strided out= of the right size
+    out = to_ocl(torch.zeros(2, 5)).t()[0]  # a strided out= of the right size
     torch.linspace(0, 1, 2, out=out)
     assert_close(out.cpu(), torch.linspace(0, 1, 2))
-    out = ocl(torch.zeros(10))[::2]
+    out = to_ocl(torch.zeros(10))[::2]
     torch.logspace(0, 1, 5, out=out)
     assert_close(out.cpu(), torch.logspace(0, 1, 5))
-    out = ocl(torch.zeros(10))[::2]
+    out = to_ocl(torch.zeros(10))[::2]
     torch.linspace(0, 1, 5, out=out)
     assert_close(out.cpu(), torch.linspace(0, 1, 5))
     for fn in [torch.linspace, torch.logspace]:
@@ -349,7 +343,7 @@ def test_range_out_noncontiguous_and_errors():
     with pytest.raises(NotImplementedError, match="\"logspace_cpu\" not implemented for 'Bool'"):
         torch.logspace(0, 1, 3, dtype=torch.bool, device="ocl")
     # the Tensor overloads
-    same(torch.linspace(ocl(torch.tensor(1.0)), ocl(torch.tensor(4.0)), 4, device="ocl"),
+    same(torch.linspace(to_ocl(torch.tensor(1.0)), to_ocl(torch.tensor(4.0)), 4, device="ocl"),
          torch.linspace(torch.tensor(1.0), torch.tensor(4.0), 4))
 
 
@@ -360,10 +354,10 @@ def test_eye(dtype):
 
 
 def test_eye_out_and_errors():
-    out = ocl(torch.full((2, 2), 7.0))
+    out = to_ocl(torch.full((2, 2), 7.0))
     torch.eye(4, 3, out=out)
     same(out, torch.eye(4, 3))
-    out = ocl(torch.full((6, 6), 7.0)).t()[:4, :4]
+    out = to_ocl(torch.full((6, 6), 7.0)).t()[:4, :4]
     torch.eye(4, out=out)
     assert_close(out.cpu(), torch.eye(4))
     for args in [(-1,), (3, -2)]:

@@ -56,6 +56,8 @@ TOLERANCES = {
     torch.float64: (1e-7, 1e-7),
     torch.float16: (2e-3, 1e-3),
     torch.bfloat16: (1.6e-2, 1e-2),
+    torch.complex64: (1e-5, 1e-5),
+    torch.complex128: (1e-7, 1e-7),
 }
 
 FLOATING = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
@@ -127,8 +129,13 @@ def op_dtypes(op, device: str = "ocl") -> list:
 def copy_like(t: torch.Tensor, device) -> torch.Tensor:
     """A copy of `t` on `device` with the same sizes, strides and storage
     offset (non-contiguous, overlapping and offset views stay such) and the
-    same requires_grad, as a leaf."""
+    same requires_grad, as a leaf. Conjugate and negative views stay such
+    (the storage copy below would drop their bits)."""
     with torch.no_grad():
+        if t.is_conj():
+            return copy_like(t.conj(), device).conj().detach().requires_grad_(t.requires_grad)
+        if t.is_neg():
+            return copy_like(t._neg_view(), device)._neg_view().detach().requires_grad_(t.requires_grad)
         if t.layout != torch.strided:
             return t.detach().to(device, copy=True).requires_grad_(t.requires_grad)
         storage_elems = t.untyped_storage().nbytes() // t.element_size()
