@@ -74,6 +74,19 @@ run_tests() {
     $PY -m pytest tests/python -q -p no:cacheprovider -n "$workers" "$@"
   fi
   echo "pytest took $((SECONDS - t0)) s"
+  # The GPU device profile (work per item, index/scan strategies, one entry
+  # point per kernel) on this device, whatever its kind: the kernel families
+  # whose launchers branch on the profile, against the CPU again.
+  t0=$SECONDS
+  local gpu_files="tests/python/test_pointwise_engine.py tests/python/test_reductions.py tests/python/test_indexing.py"
+  step "Python tests under TORCH_OCL_DEVICE_PROFILE=gpu ($gpu_files)"
+  TORCH_OCL_DEVICE_PROFILE=gpu $PY -c "import torch, torch_ocl; p = torch.ocl.get_device_properties().profile; assert p == 'gpu', p"
+  if [ "$workers" = 0 ]; then
+    TORCH_OCL_DEVICE_PROFILE=gpu $PY -m pytest $gpu_files -q -p no:cacheprovider "$@"
+  else
+    TORCH_OCL_DEVICE_PROFILE=gpu $PY -m pytest $gpu_files -q -p no:cacheprovider -n "$workers" "$@"
+  fi
+  echo "gpu-profile pytest took $((SECONDS - t0)) s"
 }
 
 cmd=${1:-test}; shift || true
