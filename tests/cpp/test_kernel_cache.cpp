@@ -99,13 +99,16 @@ TEST(KernelCache, OneBufferLaunchesKeepTheirArguments) {
 }
 
 // Kernels of kernels/*.cl sources (source_kernel): a warm device copy (dense
-// and strided), cumsum, layer_norm, max_pool2d, softmax and sort find their kernel
+// and strided), cumsum, layer_norm, max_pool2d, softmax, sort, index_select
+// and gather find their kernel
 // by integer key too: no program-cache lookup, no preamble string, no shared
 // table.
 TEST(KernelCache, WarmSourceKernelLaunchesDoNoProgramCacheLookup) {
   auto a = torch::randn({64, 64}).to(torch_ocl::device());
   auto dense = torch::empty_like(a), strided = torch::empty_like(a), scanned = torch::empty_like(a);
-  torch::Tensor normed, pooled, soft, sorted;
+  torch::Tensor normed, pooled, soft, sorted, selected, gathered;
+  const auto rows = torch::randint(0, 64, {16}, torch::kLong).to(torch_ocl::device());
+  const auto cols = torch::randint(0, 64, {64, 8}, torch::kLong).to(torch_ocl::device());
   auto run = [&] {
     dense.copy_(a);           // copy_dense (CPU devices) or clEnqueueCopyBuffer (GPUs)
     strided.copy_(a.t());     // copy_cast
@@ -114,8 +117,11 @@ TEST(KernelCache, WarmSourceKernelLaunchesDoNoProgramCacheLookup) {
     pooled = torch::max_pool2d(a.view({1, 1, 64, 64}), 2);
     soft = torch::softmax(a, 1);
     sorted = std::get<0>(torch::sort(a, 1));
+    selected = torch::index_select(a, 0, rows);
+    gathered = torch::gather(a, 1, cols);
   };
-  EXPECT_GE(warm_hits_without_program_cache(run), 60u);  // copy_cast, scan, norm, pool, softmax, sort, x10
+  // copy_cast, scan, norm, pool, softmax, sort, index_select, gather, x10
+  EXPECT_GE(warm_hits_without_program_cache(run), 80u);
   EXPECT_TRUE(torch::equal(dense.cpu(), a.cpu()));
   EXPECT_TRUE(torch::equal(strided.cpu(), a.cpu().t()));
   EXPECT_TRUE(torch::allclose(scanned.cpu(), torch::cumsum(a.cpu(), 1), 1e-4, 1e-5));
@@ -123,4 +129,6 @@ TEST(KernelCache, WarmSourceKernelLaunchesDoNoProgramCacheLookup) {
   EXPECT_TRUE(torch::equal(pooled.cpu(), torch::max_pool2d(a.cpu().view({1, 1, 64, 64}), 2)));
   EXPECT_TRUE(torch::allclose(soft.cpu(), torch::softmax(a.cpu(), 1), 1e-4, 1e-6));
   EXPECT_TRUE(torch::equal(sorted.cpu(), std::get<0>(torch::sort(a.cpu(), 1))));
+  EXPECT_TRUE(torch::equal(selected.cpu(), torch::index_select(a.cpu(), 0, rows.cpu())));
+  EXPECT_TRUE(torch::equal(gathered.cpu(), torch::gather(a.cpu(), 1, cols.cpu())));
 }
