@@ -105,9 +105,14 @@ int register_device_check(const char* op, DeviceCheckKind kind, const char* mess
   return static_cast<int>(checks().size());
 }
 
-Launch& check_arg(Launch& launch, c10::DeviceIndex device, int check) {
+cl_mem arm_device_check(c10::DeviceIndex device) {
   cl_mem flag = flag_buffer(device);
   flags(device).armed.at(current_stream(device).id()).store(true, std::memory_order_relaxed);
+  return flag;
+}
+
+Launch& check_arg(Launch& launch, c10::DeviceIndex device, int check) {
+  cl_mem flag = arm_device_check(device);
   launch.raw(sizeof(cl_mem), &flag);
   return launch.value<cl_int>(check);
 }

@@ -28,6 +28,11 @@ enum class DeviceCheckKind : int {
 // Returns the check's id (> 0), passed to kernels by check_arg().
 int register_device_check(const char* op, DeviceCheckKind kind, const char* message);
 
+// The flag buffer of `device` for work enqueued on its current stream, that
+// stream armed (its next synchronisation reads the flag): for launchers that
+// set the (__global int* flag, int check) parameters themselves.
+cl_mem arm_device_check(c10::DeviceIndex device);
+
 // Adds the kernel parameters (__global int* flag, int check) to `launch`,
 // for work enqueued on the current stream of `device`, and arms that stream:
 // its next synchronisation reads the flag.

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "backend/cl_objects.h"
+#include "backend/device_checks.h"
 #include "backend/device_ptr.h"
 #include "backend/program_cache.h"
 #include "backend/runtime.h"
@@ -110,6 +111,61 @@ void UserKernelHandle::launch(const std::vector<size_t>& global, const std::vect
     throw;
   }
   release();
+}
+
+namespace {
+const int kGeneratedIndexCheck = register_device_check(
+    "a torch.compile kernel", DeviceCheckKind::kIndexError, "index {index} is out of bounds for dimension with size {size}");
+}  // namespace
+
+void UserKernelHandle::launch_buffer_offsets(const std::vector<size_t>& global,
+                                             const std::vector<UserKernelArg>& args, bool checked) const {
+  TORCH_CHECK(!global.empty() && global.size() <= 3, "kernel '", impl_->name_,
+              "': the global size needs 1 to 3 dimensions, got ", global.size());
+  c10::DeviceIndex device = -1;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (const auto* t = std::get_if<at::Tensor>(&args[i])) {
+      TORCH_CHECK(t->defined() && t->device().type() == c10::DeviceType::PrivateUse1, "kernel '",
+                  impl_->name_, "': argument ", i, " must be an ocl tensor, got ",
+                  t->defined() ? t->device().str() : std::string("an undefined tensor"));
+      TORCH_CHECK(device == -1 || device == t->device().index(), "kernel '", impl_->name_,
+                  "': all tensors must be on the same ocl device, got ocl:", static_cast<int>(device),
+                  " and ", t->device());
+      device = t->device().index();
+    }
+  }
+  if (device == -1) device = current_device_index();
+  for (size_t g : global)
+    if (g == 0) return;
+  std::lock_guard<std::mutex> lock(impl_->mutex_);
+  cl_kernel k = impl_->kernel(device);
+  cl_uint index = 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    cl_int err = std::visit(
+        [&](const auto& v) -> cl_int {
+          using T = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<T, at::Tensor>) {
+            const DeviceBuffer b = v.numel() ? resolve_device_ptr(v.data_ptr()) : DeviceBuffer{};
+            const cl_ulong offset = b.offset;
+            cl_int e = clSetKernelArg(k, index++, sizeof(cl_mem), &b.buffer);
+            return e != CL_SUCCESS ? e : clSetKernelArg(k, index++, sizeof(cl_ulong), &offset);
+          } else {
+            return clSetKernelArg(k, index++, sizeof(T), &v);
+          }
+        },
+        args[i]);
+    TORCH_CHECK(err == CL_SUCCESS, "kernel '", impl_->name_, "': clSetKernelArg for argument ", i, " failed: ",
+                cl_error_name(err));
+  }
+  if (checked) {
+    cl_mem flag = arm_device_check(device);
+    OCL_CHECK(clSetKernelArg(k, index++, sizeof(cl_mem), &flag));
+    OCL_CHECK(clSetKernelArg(k, index++, sizeof(cl_int), &kGeneratedIndexCheck));
+  }
+  const cl_int err = clEnqueueNDRangeKernel(current_queue(device), k, static_cast<cl_uint>(global.size()), nullptr,
+                                            global.data(), nullptr, 0, nullptr, nullptr);
+  TORCH_CHECK(err == CL_SUCCESS, "kernel '", impl_->name_, "': clEnqueueNDRangeKernel failed: ",
+              cl_error_name(err), " (", err, ")");
 }
 
 }  // namespace torch_ocl

@@ -29,6 +29,16 @@ class UserKernelHandle {
   // their data must start at a buffer-aligned address (fresh tensors do).
   void launch(const std::vector<size_t>& global, const std::vector<UserKernelArg>& args,
               const std::vector<size_t>& local = {}) const;
+  // The same for generated kernels (torch.compile's OpenCL code, see
+  // torch_ocl/_inductor): each tensor is two parameters, `__global char*`
+  // (its buffer) and `ulong` (the byte offset of its element 0), so any view
+  // of any layout is passed as it is; the kernel indexes with its strides.
+  // With `checked`, two more parameters follow, (__global int* flag, int
+  // check): the device-side index check (backend/device_checks.h) whose
+  // error, "index {index} is out of bounds for dimension with size {size}",
+  // the next synchronisation raises as an IndexError.
+  void launch_buffer_offsets(const std::vector<size_t>& global, const std::vector<UserKernelArg>& args,
+                             bool checked = false) const;
   const std::string& name() const;
 
  private:

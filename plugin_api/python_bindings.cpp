@@ -194,10 +194,19 @@ PYBIND11_MODULE(_C, m) {
         for (const auto& a : args) converted.push_back(kernel_arg(a));
         py::gil_scoped_release release;  // a first launch may compile for seconds
         k.launch(global, converted, local);
+      })
+      .def("launch_buffer_offsets", [](const UserKernelHandle& k, const std::vector<size_t>& global,
+                                       const py::list& args, bool checked) {
+        std::vector<UserKernelArg> converted;
+        converted.reserve(args.size());
+        for (const auto& a : args) converted.push_back(kernel_arg(a));
+        py::gil_scoped_release release;
+        k.launch_buffer_offsets(global, converted, checked);
       });
   // program cache
   m.def("blas_tuning_file_name", &blas_tuning_file_name);
   m.def("program_cache_dir", [] { return program_cache_dir(); });
+  m.def("_kernel_source", [](const std::string& name) { return kernel_source(name); });
   m.def("program_cache_stats", [] {
     const auto s = program_cache_stats();
     return py::dict(py::arg("memory_hits") = s.memory_hits, py::arg("disk_hits") = s.disk_hits,

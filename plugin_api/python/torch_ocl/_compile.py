@@ -1,11 +1,11 @@
 """torch.compile on ocl.
 
-backend="aot_eager" (or "eager") works: the captured graph runs on
-torch_ocl's kernels. The default backend, inductor, generates Triton or C++
-kernels and has no OpenCL code generator; this module makes it say so
-instead of "Unsupported device type: ocl". The registration happens when
+The default backend, Inductor, generates OpenCL C kernels for ocl
+(torch_ocl/_inductor.py). The backend is registered when
 torch._inductor's codegen registry is first imported (a post-import hook),
-so `import torch_ocl` does not pay for importing inductor.
+so `import torch_ocl` does not pay for importing inductor; the code
+generator itself is imported on first use (importing it while the registry
+module initialises would be circular).
 """
 
 import importlib.abc
@@ -13,33 +13,68 @@ import importlib.util
 import sys
 
 _TARGET = "torch._inductor.codegen.common"
-MESSAGE = (
-    "torch.compile's default backend (inductor) cannot compile for the ocl device: it generates "
-    "Triton or C++ kernels and torch_ocl provides no OpenCL code generator for it. Use "
-    "torch.compile(model, backend='aot_eager') (or backend='eager'): the captured graph then runs on "
-    "torch_ocl's own kernels."
-)
 
 
-class _Refuse(type):
+def _real(name):
+    from . import _inductor
+
+    _inductor.register_device_op_overrides_once()
+    return getattr(_inductor, name)
+
+
+class _Lazy(type):
     # Inductor reads class attributes of the registered codegens before it
-    # constructs them: both raise the message.
+    # constructs them: both go to the real class, imported on first use.
     def __getattr__(cls, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        raise RuntimeError(MESSAGE)
+        return getattr(_real(cls._target), name)
 
     def __call__(cls, *args, **kwargs):
-        raise RuntimeError(MESSAGE)
+        return _real(cls._target)(*args, **kwargs)
 
 
-class _no_inductor(metaclass=_Refuse):
-    pass
+class _OclScheduling(metaclass=_Lazy):
+    _target = "OclScheduling"
+
+
+class _OclWrapperCodegen(metaclass=_Lazy):
+    _target = "OclWrapperCodegen"
+
+
+def _codegen_version() -> str:
+    """A hash of the code generator's source: part of Inductor's FX graph cache
+    key (through the backend's custom pass), so an updated generator never
+    reuses kernels an older one wrote."""
+    import hashlib
+    import os
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    digest = hashlib.sha256()
+    for name in ("_inductor.py", "_device_interface.py"):
+        with open(os.path.join(here, name), "rb") as f:
+            digest.update(f.read())
+    return digest.hexdigest()
 
 
 def _register(module):
     if "ocl" not in getattr(module, "device_codegens", {}):
-        module.register_backend_for_device("ocl", _no_inductor, _no_inductor)
+        from torch._inductor.custom_graph_pass import CustomGraphModulePass
+
+        class _CodegenVersion(CustomGraphModulePass):
+            def __call__(self, gm):
+                pass
+
+            def uuid(self):
+                return "torch_ocl-codegen-" + _codegen_version()
+
+        module.register_backend_for_device("ocl", _OclScheduling, _OclWrapperCodegen,
+                                           device_custom_pass=_CodegenVersion())
+        from torch._dynamo.device_interface import register_interface_for_device
+
+        from ._device_interface import OclInterface
+
+        register_interface_for_device("ocl", OclInterface)
 
 
 class _Hook(importlib.abc.MetaPathFinder):

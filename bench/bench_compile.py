@@ -1,0 +1,91 @@
+"""torch.compile (Inductor's OpenCL code generator) against eager ocl, in one run:
+
+- training step of the test models (torch_ocl.testing.models: GPT + AdamW,
+  LSTM + Adam, ...), eager vs compiled, and the compile time of the first two
+  steps (cold: fresh Inductor and kernel caches are not cleared by this script;
+  run with TORCHINDUCTOR_CACHE_DIR and TORCH_OCL_CACHE_DIR pointing at empty
+  folders for a cold number);
+- pointwise chains relu(x * w + b) * y (memory-bound) and gelu(x * w + b) * y
+  (erf: compute-bound on CPU devices) over N float32: eager (4-5 kernels),
+  compiled (one fused kernel), PyTorch CPU, and a device copy of N float32
+  (dst.copy_(src)), as effective bandwidth (bytes each must move / time).
+
+  PYTHONPATH=plugin_api/python python bench/bench_compile.py [--steps N] [--models gpt lstm] [--n 4000000]
+"""
+
+import argparse
+import time
+
+import torch
+import torch.nn.functional as F
+import torch_ocl  # noqa: F401
+
+from torch_ocl.testing.models import SPECS, batches, build, step
+
+
+def timed(fn, repeats=5, inner=10):
+    best = float("inf")
+    for _ in range(repeats):
+        torch.ocl.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        torch.ocl.synchronize()
+        best = min(best, (time.perf_counter() - t0) / inner)
+    return best
+
+
+def bench_model(name, steps):
+    spec = SPECS[name]
+    data = [(x.to("ocl"), y.to("ocl")) for x, y in batches(spec, steps + 2)]
+    out = {}
+    for mode in ("eager", "compiled"):
+        torch._dynamo.reset()
+        model, opt = build(spec, "ocl")
+        m = torch.compile(model) if mode == "compiled" else model
+        torch.ocl.synchronize()
+        t0 = time.perf_counter()
+        for b in data[:2]:
+            step(spec, m, opt, b)
+        torch.ocl.synchronize()
+        first = time.perf_counter() - t0
+        i = iter(range(10**9))
+        per_step = timed(lambda: step(spec, m, opt, data[2 + next(i) % steps]), repeats=3, inner=steps)
+        out[mode] = (per_step, first)
+    e, c = out["eager"], out["compiled"]
+    print(f"{name:8s} step eager {e[0] * 1e3:7.2f} ms  compiled {c[0] * 1e3:7.2f} ms  speedup {e[0] / c[0]:5.2f}x"
+          f"   first 2 steps: eager {e[1]:5.1f} s, compiled {c[1]:5.1f} s")
+
+
+def bench_pointwise(n):
+    x, w, b, y = (torch.randn(n, device="ocl") for _ in range(4))
+    src, dst = torch.randn(n, device="ocl"), torch.empty(n, device="ocl")
+    t_copy = timed(lambda: dst.copy_(src))
+    gb = lambda arrays, t: arrays * 4 * n / t / 1e9  # noqa: E731
+    host = [t.cpu() for t in (x, w, b, y)]
+    for name, chain in (("relu(x * w + b) * y", lambda x, w, b, y: (x * w + b).relu() * y),
+                        ("gelu(x * w + b) * y", lambda x, w, b, y: F.gelu(x * w + b) * y)):
+        compiled = torch.compile(chain)
+        compiled(x, w, b, y)
+        t_eager = timed(lambda: chain(x, w, b, y))
+        t_comp = timed(lambda: compiled(x, w, b, y))
+        t_cpu = timed(lambda: chain(*host))
+        print(f"{name}, {n} float32: eager {t_eager * 1e3:.2f} ms, compiled {t_comp * 1e3:.2f} ms "
+              f"({t_eager / t_comp:.2f}x), PyTorch CPU {t_cpu * 1e3:.2f} ms; compiled moves 5 arrays at "
+              f"{gb(5, t_comp):.1f} GB/s, a copy 2 at {gb(2, t_copy):.1f} GB/s (ratio {gb(5, t_comp) / gb(2, t_copy):.2f})")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--steps", type=int, default=5)
+    p.add_argument("--models", nargs="*", default=["gpt", "lstm"])
+    p.add_argument("--n", type=int, default=4_000_000)
+    a = p.parse_args()
+    print(torch.ocl.get_device_name(), "| torch", torch.__version__)
+    for name in a.models:
+        bench_model(name, a.steps)
+    bench_pointwise(a.n)
+
+
+if __name__ == "__main__":
+    main()

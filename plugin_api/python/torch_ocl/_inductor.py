@@ -1,0 +1,807 @@
+"""torch.compile's default backend (Inductor) on ocl: OpenCL C code generation.
+
+Inductor's scheduler fuses the graph's pointwise and reduction nodes into
+kernels (SIMDScheduling, as for Triton and Metal); OclKernel writes each as
+one OpenCL C kernel:
+
+- one work item per output element (x index); a reduction loops over its
+  reduction range inside the work item (r index), accumulating in float for
+  half types (sum as a three-level cascade, prod, max, min, any, argmax,
+  argmin, welford for var/mean, xor_sum);
+- every tensor is a `(__global char* base, ulong byte offset)` pair, so views
+  of any layout are passed as they are and indexed with Inductor's index
+  expressions (launch: UserKernel.launch_buffer_offsets);
+- float16 loads/stores through vload_half/vstore_half_rte (no cl_khr_fp16
+  needed), bfloat16 through the bits, computing in float.
+
+Matrix products, convolutions and whatever Inductor does not generate run
+as extern / fallback kernels: torch_ocl's own ocl ops (never the CPU). The
+kernels are compiled through torch_ocl's program cache (memory + disk) and
+launched on the current ocl stream. TORCH_LOGS=output_code shows them.
+
+Ops the code generator does not handle raise at compile time with the op's
+name (an ``ops.<name>`` the OpenCL code cannot express).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+import sympy
+import torch
+from sympy.printing.precedence import PRECEDENCE
+from torch._inductor.codegen.common import (
+    CSE,
+    CSEVariable,
+    DeferredLine,
+    DeviceOpOverrides,
+    IndentedBuffer,
+    OpOverrides,
+    PythonPrinter,
+    register_device_op_overrides,
+)
+from torch._inductor.codegen.simd import IterationRangesEntry, SIMDKernel, SIMDScheduling
+from torch._inductor.codegen.wrapper import PythonWrapperCodegen
+from torch._inductor.utils import get_bounds_index_expr
+from torch._inductor.virtualized import V, ops
+from torch.utils._sympy.printers import ExprPrinter as ExprPrinter_
+
+from . import _C
+
+# OpenCL C types of the storage dtypes; half types compute in float.
+STORAGE = {
+    torch.bool: "uchar", torch.int8: "char", torch.uint8: "uchar", torch.int16: "short",
+    torch.int32: "int", torch.int64: "long", torch.float32: "float", torch.float64: "double",
+    torch.float16: "ushort", torch.bfloat16: "ushort",
+}
+COMPUTE = {
+    torch.bool: "bool", torch.int8: "char", torch.uint8: "uchar", torch.int16: "short",
+    torch.int32: "int", torch.int64: "long", torch.float32: "float", torch.float64: "double",
+    torch.float16: "float", torch.bfloat16: "float",
+}
+
+PRELUDE = r"""
+#define PTR(T, b, o) ((__global T*)((b) + (o)))
+static inline float ocl_bf16_load(ushort x) { return as_float(((uint)x) << 16); }
+static inline ushort ocl_bf16_store(float f) {
+  uint u = as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)0x7fc0;
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return (ushort)(u >> 16);
+}
+static inline long ocl_floordiv(long a, long b) { long q = a / b; return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q; }
+static inline long ocl_mod(long a, long b) { long r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }
+"""
+
+
+# store(mode="atomic_add") (index_put accumulate, scatter_add, embedding
+# backward): compare-and-swap loops; 2-byte types swap their aligned 32-bit
+# word; the first read is atomic too (a plain read races with the swaps).
+ATOMIC_ADD = r"""
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+static inline void ocl_atomic_add_float(__global float* p, float v) {
+  volatile __global uint* w = (volatile __global uint*)p;
+  uint old = atomic_or(w, 0u), assumed;
+  do { assumed = old; old = atomic_cmpxchg(w, assumed, as_uint(as_float(assumed) + v)); } while (old != assumed);
+}
+static inline void ocl_atomic_add_double(__global double* p, double v) {
+  volatile __global ulong* w = (volatile __global ulong*)p;
+  ulong old = atom_add(w, 0ul), assumed;
+  do { assumed = old; old = atom_cmpxchg(w, assumed, as_ulong(as_double(assumed) + v)); } while (old != assumed);
+}
+static inline void ocl_atomic_add_16(__global ushort* p, float v, int bf16) {
+  const ulong addr = (ulong)p;
+  volatile __global uint* w = (volatile __global uint*)(addr & ~(ulong)3);
+  const uint shift = (uint)(addr & 2) * 8, mask = 0xffffu << shift;
+  uint old = atomic_or(w, 0u), assumed;
+  do {
+    assumed = old;
+    const ushort cur = (ushort)(assumed >> shift);
+    ushort nb;
+    if (bf16) { nb = ocl_bf16_store(ocl_bf16_load(cur) + v); }
+    else { ushort h; vstore_half_rte(vload_half(0, (const half*)&cur) + v, 0, (half*)&h); nb = h; }
+    old = atomic_cmpxchg(w, assumed, (assumed & ~mask) | (((uint)nb << shift) & mask));
+  } while (old != assumed);
+}
+"""
+
+
+def _prelude(checked: bool, atomics: bool) -> str:
+    # report_bad_index of torch_ocl's device-side checks (kernels/device_checks.cl)
+    return (PRELUDE + (ATOMIC_ADD if atomics else "")
+            + (_C._kernel_source("device_checks") if checked else ""))
+
+
+def compute_type(dtype: torch.dtype) -> str:
+    if dtype not in COMPUTE:
+        raise NotImplementedError(f"torch.compile on ocl: dtype {dtype} is not supported by the OpenCL code generator")
+    return COMPUTE[dtype]
+
+
+def literal(val, dtype=None) -> str:
+    if isinstance(val, bool):
+        return "1" if val else "0"
+    if isinstance(val, float):
+        double = dtype == torch.float64
+        if math.isnan(val):
+            return "NAN"
+        if math.isinf(val):
+            return ("-" if val < 0 else "") + ("INFINITY" if not double else "(double)INFINITY")
+        text = repr(val)
+        if "e" not in text and "." not in text:
+            text += ".0"
+        return text if double else text + "f"
+    if isinstance(val, int):
+        return f"{val}L" if abs(val) > 2**31 - 1 else str(val)
+    return str(val)
+
+
+class OclExprPrinter(ExprPrinter_):
+    """Index expressions (sympy) as OpenCL C (long arithmetic)."""
+
+    def _print_FloorDiv(self, expr):
+        x, div = (self.doprint(a) for a in expr.args)
+        return f"ocl_floordiv({x}, {div})"
+
+    def _print_ModularIndexing(self, expr):
+        x, div, mod = expr.args
+        x = self.doprint(x)
+        if div != 1:
+            x = f"ocl_floordiv({x}, {self.doprint(div)})"
+        return f"ocl_mod({x}, {self.doprint(mod)})"
+
+    def _print_CleanDiv(self, expr):
+        return self._print_FloorDiv(expr)
+
+    def _minmax(self, expr, fn):
+        args = [self._print(a) for a in expr.args]
+        out = args[0]
+        for a in args[1:]:
+            out = f"{fn}((long)({out}), (long)({a}))"
+        return out
+
+    def _print_Min(self, expr):
+        return self._minmax(expr, "min")
+
+    def _print_Max(self, expr):
+        return self._minmax(expr, "max")
+
+    def _print_Abs(self, expr):
+        return f"abs({self._print(expr.args[0])})"
+
+    def _print_Where(self, expr):
+        c, p, q = (self.parenthesize(a, PRECEDENCE["Atom"] - 0.5) for a in expr.args)
+        return f"({c} ? {p} : {q})"
+
+    def _print_ToFloat(self, expr):
+        return f"(double)({self.doprint(expr.args[0])})"
+
+    def _print_IntTrueDiv(self, expr):
+        a, b = (self.doprint(x) for x in expr.args)
+        return f"((double)({a}) / (double)({b}))"
+
+    def _print_FloorToInt(self, expr):
+        return f"(long)floor((double)({self.doprint(expr.args[0])}))"
+
+    def _print_CeilToInt(self, expr):
+        return f"(long)ceil((double)({self.doprint(expr.args[0])}))"
+
+    def _print_TruncToInt(self, expr):
+        return f"(long)trunc((double)({self.doprint(expr.args[0])}))"
+
+    def _print_RoundToInt(self, expr):
+        return f"(long)rint((double)({self.doprint(expr.args[0])}))"
+
+    def _print_PowByNatural(self, expr):
+        x, y = (self.doprint(a) for a in expr.args)
+        return f"(long)pown((double)({x}), (int)({y}))"
+
+    def _print_Float(self, expr):
+        return literal(float(expr), torch.float64)
+
+    def _print_Integer(self, expr):
+        return literal(int(expr))
+
+
+_printer = OclExprPrinter()
+
+
+def _unary(fn):
+    return staticmethod(lambda x: f"{fn}({x})")
+
+
+class OclOverrides(OpOverrides):
+    """ops.* as OpenCL C expressions (values in their compute types)."""
+
+    @staticmethod
+    def to_dtype(x, dtype, src_dtype=None, use_compute_types=True):
+        if dtype == torch.bool:
+            return f"(({x}) != 0)"
+        return f"(({compute_type(dtype)})({x}))"
+
+    @staticmethod
+    def to_dtype_bitcast(x, dtype, src_dtype):
+        if dtype in (torch.float16, torch.bfloat16) or src_dtype in (torch.float16, torch.bfloat16):
+            raise NotImplementedError("torch.compile on ocl: bitcasts of half types")
+        return f"as_{compute_type(dtype)}(({compute_type(src_dtype)})({x}))"
+
+    @staticmethod
+    def constant(val, dtype):
+        return f"(({compute_type(dtype)}){literal(val, dtype)})"
+
+    @staticmethod
+    def index_expr(expr, dtype):
+        idx = V.kernel.index_to_str(V.kernel.prepare_indexing(expr))
+        var = V.kernel.cse.generate(V.kernel.compute, idx, bounds=get_bounds_index_expr(expr), dtype=torch.int64)
+        return ops.to_dtype(var, dtype)
+
+    @staticmethod
+    def value_expr(expr, dtype):
+        return OclOverrides.index_expr(expr, dtype)
+
+    @staticmethod
+    def masked(mask, body, other):
+        scoped = IndentedBuffer()
+        with V.kernel.swap_buffers(scoped), scoped.indent():
+            rc = body()
+        var = V.kernel.cse.newvar(dtype=rc.dtype)
+        other_val = literal(other, rc.dtype) if isinstance(other, (bool, int, float)) else str(other)
+        V.kernel.compute.writelines([f"{compute_type(rc.dtype)} {var} = {other_val};", f"if ({mask}) {{"])
+        with V.kernel.compute.indent():
+            V.kernel.compute.splice(scoped)
+            V.kernel.compute.writeline(f"{var} = {rc};")
+        V.kernel.compute.writeline("}")
+        return var
+
+    @staticmethod
+    def where(a, b, c):
+        return f"(({a}) ? ({b}) : ({c}))"
+
+    @staticmethod
+    def maximum(a, b):
+        # NaN-propagating, as torch.maximum
+        return f"((({a}) != ({a}) || ({a}) > ({b})) ? ({a}) : ({b}))"
+
+    @staticmethod
+    def minimum(a, b):
+        return f"((({a}) != ({a}) || ({a}) < ({b})) ? ({a}) : ({b}))"
+
+    @staticmethod
+    def logical_and(a, b):
+        return f"(({a}) && ({b}))"
+
+    @staticmethod
+    def logical_or(a, b):
+        return f"(({a}) || ({b}))"
+
+    @staticmethod
+    def logical_xor(a, b):
+        return f"((({a}) != 0) != (({b}) != 0))"
+
+    @staticmethod
+    def logical_not(a):
+        return f"(!({a}))"
+
+    @staticmethod
+    def isnan(x):
+        return f"isnan({x})"
+
+    @staticmethod
+    def isinf(x):
+        return f"isinf({x})"
+
+    @staticmethod
+    def signbit(x):
+        return f"(signbit({x}) != 0)"
+
+    @staticmethod
+    def abs(x):
+        return f"fabs({x})" if _is_float(x) else f"abs({x})"
+
+    @staticmethod
+    def neg(x):
+        return f"(-({x}))"
+
+    @staticmethod
+    def reciprocal(x):
+        return f"(1 / ({x}))"
+
+    @staticmethod
+    def square(x):
+        return f"(({x}) * ({x}))"
+
+    @staticmethod
+    def sign(x):
+        return f"((({x}) > 0) - (({x}) < 0))"
+
+    @staticmethod
+    def relu(x):
+        return f"((({x}) != ({x}) || ({x}) > 0) ? ({x}) : 0)"
+
+    @staticmethod
+    def sigmoid(x):
+        return f"(1 / (1 + exp(-({x}))))"
+
+    @staticmethod
+    def floordiv(a, b):
+        return f"ocl_floordiv({a}, {b})"
+
+    @staticmethod
+    def truncdiv(a, b):
+        return f"(({a}) / ({b}))"
+
+    @staticmethod
+    def remainder(a, b):
+        if _is_float(a) or _is_float(b):
+            return f"(({a}) - floor(({a}) / ({b})) * ({b}))"
+        return f"ocl_mod({a}, {b})"
+
+    @staticmethod
+    def mod(a, b):
+        return f"(({a}) % ({b}))"
+
+    @staticmethod
+    def fmod(a, b):
+        return f"fmod({a}, {b})"
+
+    @staticmethod
+    def pow(a, b):
+        return f"pow({a}, {b})"
+
+    @staticmethod
+    def atan2(a, b):
+        return f"atan2({a}, {b})"
+
+    @staticmethod
+    def hypot(a, b):
+        return f"hypot({a}, {b})"
+
+    @staticmethod
+    def copysign(a, b):
+        return f"copysign({a}, {b})"
+
+    @staticmethod
+    def nextafter(a, b):
+        return f"nextafter({a}, {b})"
+
+    @staticmethod
+    def bitwise_and(a, b):
+        return f"(({a}) & ({b}))"
+
+    @staticmethod
+    def bitwise_or(a, b):
+        return f"(({a}) | ({b}))"
+
+    @staticmethod
+    def bitwise_xor(a, b):
+        return f"(({a}) ^ ({b}))"
+
+    @staticmethod
+    def bitwise_not(a):
+        return f"(~({a}))"
+
+    @staticmethod
+    def bitwise_left_shift(a, b):
+        return f"(({a}) << ({b}))"
+
+    @staticmethod
+    def bitwise_right_shift(a, b):
+        return f"(({a}) >> ({b}))"
+
+    exp = _unary("exp")
+    exp2 = _unary("exp2")
+    expm1 = _unary("expm1")
+    log = _unary("log")
+    log2 = _unary("log2")
+    log10 = _unary("log10")
+    log1p = _unary("log1p")
+    sqrt = _unary("sqrt")
+    rsqrt = _unary("rsqrt")
+    sin = _unary("sin")
+    cos = _unary("cos")
+    tan = _unary("tan")
+    asin = _unary("asin")
+    acos = _unary("acos")
+    atan = _unary("atan")
+    sinh = _unary("sinh")
+    cosh = _unary("cosh")
+    tanh = _unary("tanh")
+    asinh = _unary("asinh")
+    acosh = _unary("acosh")
+    atanh = _unary("atanh")
+    erf = _unary("erf")
+    erfc = _unary("erfc")
+    lgamma = _unary("lgamma")
+    floor = _unary("floor")
+    ceil = _unary("ceil")
+    trunc = _unary("trunc")
+    round = _unary("rint")
+    libdevice_exp = exp
+    libdevice_sqrt = sqrt
+    libdevice_abs = _unary("fabs")
+
+
+def _is_float(x) -> bool:
+    return isinstance(x, CSEVariable) and x.dtype is not None and x.dtype.is_floating_point
+
+
+class OclCSE(CSE):
+    """CSE whose new variables are declared with their OpenCL C type (C has no `auto`)."""
+
+    def generate(self, buffer, expr, *, dtype=None, **kwargs):
+        if dtype is None and isinstance(expr, CSEVariable):
+            dtype = expr.dtype
+        self.prefix = f"{compute_type(dtype)} " if dtype is not None else "long "
+        return super().generate(buffer, expr, dtype=dtype, **kwargs)
+
+    def clone(self):
+        new = super().clone()
+        new.__class__ = OclCSE
+        return new
+
+
+# Reduction identities and steps (accumulator `acc`, value `v`), in the compute type.
+def _identity(reduction_type, dtype):
+    t = compute_type(dtype)
+    if reduction_type in ("sum", "xor_sum", "any"):
+        return f"({t})0"
+    if reduction_type == "prod":
+        return f"({t})1"
+    if reduction_type in ("max", "argmax"):
+        return "-INFINITY" if dtype.is_floating_point else ("0" if dtype == torch.bool else f"({t})LONG_MIN" if t == "long" else f"({t})(-(1L << (8 * sizeof({t}) - 1)))")
+    if reduction_type in ("min", "argmin"):
+        return "INFINITY" if dtype.is_floating_point else ("1" if dtype == torch.bool else f"({t})LONG_MAX" if t == "long" else f"({t})((1L << (8 * sizeof({t}) - 1)) - 1)")
+    raise NotImplementedError(f"torch.compile on ocl: reduction {reduction_type}")
+
+
+class OclKernel(SIMDKernel):
+    overrides = OclOverrides  # type: ignore[assignment]
+    suffix = ";"
+    newvar_prefix = "long "
+    pexpr = PythonPrinter().doprint
+    sexpr = _printer.doprint
+    kexpr = sexpr
+
+    def __init__(self, tiling, **kwargs):
+        # Reductions always loop inside the work item: a reduction result used
+        # in the reduction range again (softmax) closes the loop and opens the
+        # next one (disable_reduction flushes only looped reductions).
+        kwargs["override_persistent_reduction"] = False
+        super().__init__(tiling, **kwargs)
+        self.cse = OclCSE(self.newvar_prefix, self.suffix)
+        self.outside_loop_vars: set = set()
+        self.checked = False  # an indirect index is bounds-checked on the device
+        self.atomics = False  # a store(mode="atomic_add")
+        self.acc_ids = itertools.count()
+        self.reduction_prologue = IndentedBuffer()   # accumulators, before the loop
+        self.reduction_loop_open = False
+        self.post_reduction = IndentedBuffer()       # finishing each accumulator after the loop
+
+    # -- indexing (always in long) ---------------------------------------------
+    def dtype_to_str(self, dtype: torch.dtype) -> str:
+        return compute_type(dtype)
+
+    def get_index_dtype_as_torch_dtype(self) -> torch.dtype:
+        return torch.int64
+
+    def index_to_str(self, index):
+        return self.sexpr(self.rename_indexing(index))
+
+    def codegen_iteration_ranges_entry(self, entry: IterationRangesEntry) -> None:
+        index_str = self.sexpr(self.rename_indexing(entry.expr))
+        if entry.is_reduction:
+            self._open_reduction_loop(entry)
+            self.body.writeline(f"long {entry.name} = {index_str.replace(entry.root.name, entry.root.name + '_i')};")
+        else:
+            self.indexing_code.writeline(f"long {entry.name} = {index_str};")
+
+    def _open_reduction_loop(self, entry):
+        if self.reduction_loop_open:
+            return
+        self.reduction_loop_open = True
+        numel = self.sexpr(self.rename_indexing(entry.root.numel))
+        root = entry.root.name
+        self.body.writeline(f"for (long {root}_i = 0; {root}_i < {numel}; ++{root}_i) {{")
+        self.body.do_indent()
+
+    def check_bounds(self, expr, size, lower, upper) -> None:
+        if not (lower or upper):
+            return
+        self.checked = True
+        e, n = self.index_to_str(expr), self.index_to_str(size)
+        cond = " || ".join(([f"({e}) < 0"] if lower else []) + ([f"({e}) >= ({n})"] if upper else []))
+        # the error the next synchronisation raises (IndexError), as CUDA's device assert
+        self.compute.writeline(f"if ({cond}) {{ report_bad_index(ocl_flag, ocl_check, {e}, 0, {n}); return; }}")
+
+    # -- memory -----------------------------------------------------------------
+    def load(self, name: str, index: sympy.Expr):
+        var = self.args.input(name)
+        index = self.prepare_indexing(index)
+        dtype = V.graph.get_dtype(name)
+        at = f"PTR({STORAGE[dtype]}, {var}, {var}_off)[{self.index_to_str(index)}]"
+        if dtype == torch.float16:
+            line = f"vload_half({self.index_to_str(index)}, PTR(half, {var}, {var}_off))"
+        elif dtype == torch.bfloat16:
+            line = f"ocl_bf16_load({at})"
+        elif dtype == torch.bool:
+            line = f"({at} != 0)"
+        else:
+            line = at
+        if dtype not in STORAGE:
+            raise NotImplementedError(f"torch.compile on ocl: loads of {dtype}")
+        var = self.cse.generate(self.loads, line, dtype=dtype)
+        if not self.inside_reduction:  # (a load in a loop is declared in the loop)
+            self.outside_loop_vars.add(var)
+        return var
+
+    def _store_line(self, name, index, value):
+        var = self.args.output(name)
+        index = self.prepare_indexing(index)
+        dtype = V.graph.get_dtype(name)
+        i = self.index_to_str(index)
+        if dtype == torch.float16:
+            return f"vstore_half_rte((float)({value}), {i}, PTR(half, {var}, {var}_off));"
+        if dtype == torch.bfloat16:
+            return f"PTR(ushort, {var}, {var}_off)[{i}] = ocl_bf16_store((float)({value}));"
+        if dtype not in STORAGE:
+            raise NotImplementedError(f"torch.compile on ocl: stores of {dtype}")
+        return f"PTR({STORAGE[dtype]}, {var}, {var}_off)[{i}] = ({STORAGE[dtype]})({value});"
+
+    def _atomic_add_line(self, name, index, value):
+        var = self.args.output(name)
+        i = self.index_to_str(self.prepare_indexing(index))
+        dtype = V.graph.get_dtype(name)
+        self.atomics = True
+        if dtype == torch.float32:
+            return f"ocl_atomic_add_float(PTR(float, {var}, {var}_off) + ({i}), (float)({value}));"
+        if dtype == torch.float64:
+            return f"ocl_atomic_add_double(PTR(double, {var}, {var}_off) + ({i}), (double)({value}));"
+        if dtype == torch.int32:
+            return f"atomic_add(PTR(int, {var}, {var}_off) + ({i}), (int)({value}));"
+        if dtype in (torch.float16, torch.bfloat16):
+            bf16 = int(dtype == torch.bfloat16)
+            return f"ocl_atomic_add_16(PTR(ushort, {var}, {var}_off) + ({i}), (float)({value}), {bf16});"
+        raise NotImplementedError(f"torch.compile on ocl: atomic_add stores of {dtype}")
+
+    def store(self, name, index, value, mode=None):
+        if mode == "atomic_add":
+            line = self._atomic_add_line(name, index, value)
+        elif mode is not None:
+            raise NotImplementedError(f"torch.compile on ocl: store mode {mode}")
+        else:
+            line = self._store_line(name, index, value)
+        (self.compute if self.inside_reduction else self.stores).writeline(DeferredLine(name, line))
+
+    def store_reduction(self, name, index, value):
+        self.post_reduction.writeline(DeferredLine(name, self._store_line(name, index, value)))
+
+    # -- reductions ---------------------------------------------------------------
+    def _acc(self, ctype, init):
+        name = f"acc{next(self.acc_ids)}"
+        self.reduction_prologue.writeline(f"{ctype} {name} = {init};")
+        return name
+
+    def reduction(self, dtype, src_dtype, reduction_type, value):
+        assert self.inside_reduction
+        key = (src_dtype, reduction_type, value)
+        if key in self.cse.reduction_cache:
+            return self.cse.reduction_cache[key]
+        result = self._reduction(dtype, src_dtype, reduction_type, value)
+        self.cse.reduction_cache[key] = result
+        return result
+
+    def _reduction(self, dtype, src_dtype, reduction_type, value):
+        acc_dtype = torch.float32 if src_dtype in (torch.float16, torch.bfloat16) else src_dtype
+        t = compute_type(acc_dtype)
+        if reduction_type == "welford_reduce":
+            mean, m2, n = (self._acc(t, "0"), self._acc(t, "0"), self._acc(t, "0"))
+            self.compute.writelines([
+                f"{n} += 1;",
+                f"{{ {t} d = ({value}) - {mean}; {mean} += d / {n}; {m2} += d * (({value}) - {mean}); }}",
+            ])
+            return tuple(self._result(v, acc_dtype) for v in (mean, m2, n))
+        if reduction_type in ("argmax", "argmin"):
+            best = self._acc(t, _identity(reduction_type, src_dtype))
+            idx = self._acc("long", "0")
+            first = self._acc("int", "1")
+            cmp = ">" if reduction_type == "argmax" else "<"
+            root = next(t_ for t_ in self.range_trees if t_.is_reduction).name
+            nan = f"(({value}) != ({value}) && {best} == {best})" if src_dtype.is_floating_point else "0"
+            self.compute.writeline(
+                f"if ({first} || {nan} || (({best} == {best}) && ({value}) {cmp} {best})) "
+                f"{{ {best} = {value}; {idx} = {root}_i; {first} = 0; }}")
+            return self._result(idx, torch.int64)
+        if reduction_type == "sum" and acc_dtype.is_floating_point:
+            # a three-level cascade (blocks of 64, then of 64 blocks, folded
+            # into the total): the error grows like the CPU's cascade sum, not
+            # with the row length (DESIGN.md decision 15)
+            acc, mid, blk = self._acc(t, "0"), self._acc(t, "0"), self._acc(t, "0")
+            i = next(t_ for t_ in self.range_trees if t_.is_reduction).name + "_i"
+            self.compute.writeline(
+                f"{blk} += {value}; if (({i} & 63) == 63) {{ {mid} += {blk}; {blk} = 0; "
+                f"if (({i} & 4095) == 4095) {{ {acc} += {mid}; {mid} = 0; }} }}")
+            self.post_reduction.writeline(f"{acc} += {mid} + {blk};")
+            return self._result(acc, dtype)
+        acc = self._acc(t, _identity(reduction_type, src_dtype))
+        step = {
+            "sum": f"{acc} += {value};",
+            "prod": f"{acc} *= {value};",
+            "xor_sum": f"{acc} ^= {value};",
+            "any": f"{acc} = {acc} || ({value});",
+            "max": f"if (({value}) != ({value}) || ({value}) > {acc}) {acc} = {value};" if src_dtype.is_floating_point
+                   else f"{acc} = max({acc}, ({t})({value}));",
+            "min": f"if (({value}) != ({value}) || ({value}) < {acc}) {acc} = {value};" if src_dtype.is_floating_point
+                   else f"{acc} = min({acc}, ({t})({value}));",
+        }.get(reduction_type)
+        if step is None:
+            raise NotImplementedError(f"torch.compile on ocl: reduction {reduction_type}")
+        if reduction_type in ("max", "min") and src_dtype.is_floating_point:
+            # NaN sticks: once acc is NaN, no comparison replaces it
+            step = f"if ({acc} == {acc}) {{ {step} }}"
+        self.compute.writeline(step)
+        return self._result(acc, dtype)
+
+    def _result(self, acc, dtype):
+        var = self.cse.newvar(dtype=dtype)
+        self.post_reduction.writeline(f"{compute_type(dtype)} {var} = {acc};")
+        self.outside_loop_vars.add(var)
+        return var
+
+    # -- assembling ----------------------------------------------------------------
+    def codegen_body(self) -> None:
+        if self.reduction_loop_open:
+            self.body.splice(self.loads)
+            self.body.splice(self.compute)
+            self.body.do_unindent()
+            self.body.writeline("}")
+            self.reduction_loop_open = False
+            self.body.splice(self.post_reduction)
+            self.post_reduction.clear()
+            # What the loop computed is gone after it: the next loop reloads.
+            self.cse.invalidate(self.outside_loop_vars)
+            for tree in self.range_trees:
+                if tree.is_loop:
+                    tree.cache_clear()
+        else:
+            self.body.splice(self.loads)
+            self.body.splice(self.compute)
+        self.body.splice(self.stores)
+        self.loads.clear()
+        self.compute.clear()
+        self.stores.clear()
+
+    def codegen_kernel(self, name=None) -> str:
+        self.codegen_body()
+        code = IndentedBuffer()
+        params = []
+        for outer, inner in self.args.output_buffers.items():
+            if outer not in self.removed_buffers:
+                params.append(f"__global char* {inner}, ulong {inner}_off")
+        for outer, inner in self.args.input_buffers.items():
+            params.append(f"__global char* {inner}, ulong {inner}_off")
+        for inner in self.args.sizevars.values():
+            params.append(f"long {inner}")
+        for tree in self.active_range_trees():
+            if not isinstance(tree.numel, (int, sympy.Integer)):
+                params.append(f"long {tree.prefix}numel")
+        if self.checked:
+            params += ["__global int* ocl_flag", "int ocl_check"]
+        code.writeline(f"__kernel void KERNEL_NAME({', '.join(params)}) {{")
+        with code.indent():
+            xtree = [t for t in self.active_range_trees() if not t.is_reduction]
+            if xtree:
+                x = xtree[0]
+                code.writeline(f"const long {x.name} = get_global_id(0);")
+                code.writeline(f"if ({x.name} >= {self.sexpr(self.rename_indexing(x.numel))}) return;")
+            code.splice(self.reduction_prologue)
+            code.splice(self.indexing_code)
+            code.splice(self.body)
+        code.writeline("}")
+        return code.getvalue()
+
+    def call_kernel(self, name: str, node: Any = None, deallocate_ws: bool = True) -> None:
+        wrapper = V.graph.wrapper_code
+        for v in self.args.sizevars:
+            wrapper.ensure_size_computed(v)
+        args = [a for a in self.args.output_buffers.keys() if a not in self.removed_buffers]
+        args += list(self.args.input_buffers.keys())
+        args += [str(v) for v in self.args.sizevars]
+        for tree in self.active_range_trees():
+            if not isinstance(tree.numel, (int, sympy.Integer)):
+                args.append(self.pexpr(tree.numel))
+        xtree = [t for t in self.active_range_trees() if not t.is_reduction]
+        size = self.pexpr(xtree[0].numel) if xtree else "1"
+        outputs = len([a for a in self.args.output_buffers.keys() if a not in self.removed_buffers])
+        checked = ", checked=True" if self.checked else ""
+        wrapper.writeline(f"{name}.run({size}, [{', '.join(args)}]{checked}, outputs={outputs})")
+
+
+class OclScheduling(SIMDScheduling):
+    kernel_type = OclKernel  # type: ignore[assignment]
+
+    def __init__(self, scheduler) -> None:
+        super().__init__(scheduler)
+
+    @classmethod
+    def get_tiling_and_scores(cls, node_schedule, numel, reduction_numel=sympy.S.One, coalesce_analysis=None):
+        # One work item per output element (x), one reduction loop (r0_): no 2-d tiles.
+        return cls.create_tiling([numel], [reduction_numel]), None
+
+    def define_kernel(self, src_code, node_schedule, kernel):
+        wrapper = V.graph.wrapper_code
+        if src_code in wrapper.src_to_kernel:
+            return wrapper.src_to_kernel[src_code]
+        name = f"ocl_kernel_{wrapper.next_kernel_suffix()}"
+        wrapper.src_to_kernel[src_code] = name
+        source = _prelude(kernel.checked, kernel.atomics) + src_code.replace("KERNEL_NAME", name)
+        wrapper.header.writeline(f"{name} = torch_ocl._inductor.GeneratedKernel({name!r}, '''")
+        for line in source.splitlines():
+            wrapper.header.writeline(line)
+        wrapper.header.writeline("''')")
+        return name
+
+    def codegen_sync(self):
+        pass
+
+
+class GeneratedKernel:
+    """A compiled Inductor kernel: run(global size, [tensors and ints])."""
+
+    def __init__(self, name: str, source: str):
+        self.name, self.source = name, source
+        self._kernel = _C.UserKernel(source, name)
+
+    def run(self, size, args, checked=False, outputs=0):
+        converted = []
+        for i, a in enumerate(args):
+            if not isinstance(a, torch.Tensor):
+                a = ("i64", int(a))
+            elif a.device.type == "cpu":
+                if i < outputs:
+                    raise RuntimeError(f"{self.name}: output {i} is a CPU tensor; an ocl kernel cannot write it")
+                # a CPU input (a 0-dim CPU scalar, as the optimizers' step
+                # counts): copied in, as any host tensor an ocl kernel reads
+                a = a.to(torch.device("ocl", torch.ocl.current_device()), non_blocking=True)
+            converted.append(a)
+        self._kernel.launch_buffer_offsets([int(size)], converted, checked)
+
+
+class OclWrapperCodegen(PythonWrapperCodegen):
+    @staticmethod
+    def create(is_subgraph, subgraph_name, parent_wrapper, partition_signatures=None):
+        if is_subgraph:
+            from torch._inductor.codegen.wrapper import SubgraphPythonWrapperCodegen
+
+            return SubgraphPythonWrapperCodegen(subgraph_name, parent_wrapper, partition_signatures)
+        return OclWrapperCodegen()
+
+    def write_header(self) -> None:
+        super().write_header()
+        self.imports.writeline("import torch_ocl")
+        self.imports.writeline("import torch_ocl._inductor")
+
+
+class OclDeviceOpOverrides(DeviceOpOverrides):
+    def import_get_raw_stream_as(self, name: str) -> str:
+        return f"def {name}(idx): return 0"
+
+    def set_device(self, device_idx: int) -> str:
+        return f"torch.ocl.set_device({device_idx})"
+
+    def synchronize(self) -> str:
+        return "torch.ocl.synchronize()"
+
+    def device_guard(self, device_idx: int) -> str:
+        return f"torch.ocl.device({device_idx})"
+
+
+_overrides_registered = False
+
+
+def register_device_op_overrides_once() -> None:
+    global _overrides_registered
+    if not _overrides_registered:
+        register_device_op_overrides("ocl", OclDeviceOpOverrides())
+        _overrides_registered = True
