@@ -26,5 +26,10 @@ void ensure_blas_tuning(c10::DeviceIndex index);
 std::string blas_tuning_source(c10::DeviceIndex index);
 // "<device>__<driver>.json", the name `python -m torch_ocl.tune` writes.
 std::string blas_tuning_file_name(const std::string& device_name, const std::string& driver_version);
+// Releases CLBlast's compiled programs (clblast::ClearCache). Called at
+// Python exit (atexit), while the OpenCL implementation is still whole: left
+// to CLBlast's static destructor, the release may run after the
+// implementation's own teardown (oclgrind: a heap corruption at exit).
+void clear_blas_programs();
 
 }  // namespace torch_ocl

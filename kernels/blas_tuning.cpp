@@ -189,4 +189,6 @@ std::string blas_tuning_source(c10::DeviceIndex index) {
   return tuning_state(index).source;
 }
 
+void clear_blas_programs() { clblast::ClearCache(); }
+
 }  // namespace torch_ocl

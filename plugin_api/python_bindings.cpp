@@ -205,6 +205,7 @@ PYBIND11_MODULE(_C, m) {
       });
   // program cache
   m.def("blas_tuning_file_name", &blas_tuning_file_name);
+  m.def("_clear_blas_programs", &clear_blas_programs);
   m.def("program_cache_dir", [] { return program_cache_dir(); });
   m.def("_kernel_source", [](const std::string& name) { return kernel_source(name); });
   m.def("program_cache_stats", [] {

@@ -22,6 +22,11 @@ import torch  # noqa: E402
 from . import _C  # loads libtorch_ocl.so: dispatcher registrations, hooks, allocator
 import atexit as _atexit  # noqa: E402
 
+# (atexit runs its handlers last-registered first.) CLBlast's programs are
+# released last, while the OpenCL implementation is whole: released by
+# CLBlast's static destructor, after the implementation's own teardown, they
+# corrupt the heap on oclgrind.
+_atexit.register(_C._clear_blas_programs)
 # Launches a stream still holds (batched submission) run and finish while the
 # process is whole: started by a C exit handler they could need a kernel
 # compiled after LLVM's static destructors ran.
