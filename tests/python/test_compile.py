@@ -135,3 +135,16 @@ def test_gpt_trains_as_eager():
         m = torch.compile(model) if mode == "compiled" else model
         losses[mode] = [step(spec, m, opt, b).item() for b in data]
     assert losses["compiled"] == pytest.approx(losses["eager"], rel=1e-5, abs=1e-6)
+
+
+def test_reflection_pad_nested_abs_indexing():
+    """Reflect padding indexes with nested abs(): OpenCL's integer abs is
+    unsigned, so the generated index must cast it back (it read out of
+    bounds and gave wrong values)."""
+    x = torch.randn(2, 3, 5)
+    for pad in [(1, 2), (2, 2), (4, 1)]:
+        f = torch.compile(lambda a: F.pad(a, pad, mode="reflect") * 1.5)
+        assert_matches_cpu(f(x.to("ocl")), F.pad(x, pad, mode="reflect") * 1.5)
+        torch._dynamo.reset()
+    ints = torch.randint(-9, 9, (50,))
+    assert_matches_cpu(torch.compile(lambda a: a.abs() * 2 - 3)(ints.to("ocl")), ints.abs() * 2 - 3)

@@ -169,7 +169,9 @@ class OclExprPrinter(ExprPrinter_):
         return self._minmax(expr, "max")
 
     def _print_Abs(self, expr):
-        return f"abs({self._print(expr.args[0])})"
+        # (OpenCL's abs of a signed integer is unsigned: cast back, or the
+        # arithmetic around it turns unsigned; reflection pads nest abs)
+        return f"((long)abs({self._print(expr.args[0])}))"
 
     def _print_Where(self, expr):
         c, p, q = (self.parenthesize(a, PRECEDENCE["Atom"] - 0.5) for a in expr.args)
@@ -298,7 +300,10 @@ class OclOverrides(OpOverrides):
 
     @staticmethod
     def abs(x):
-        return f"fabs({x})" if _is_float(x) else f"abs({x})"
+        if _is_float(x):
+            return f"fabs({x})"
+        t = compute_type(x.dtype) if isinstance(x, CSEVariable) and x.dtype is not None else "long"
+        return f"(({t})abs({x}))"  # (OpenCL's integer abs is unsigned)
 
     @staticmethod
     def neg(x):
