@@ -37,6 +37,38 @@ class UserKernelImpl {
   std::map<c10::DeviceIndex, cl_kernel> kernels_;
 };
 
+namespace {
+
+// The device-side index check of generated kernels (launch_buffer_offsets).
+const int kGeneratedIndexCheck = register_device_check(
+    "a torch.compile kernel", DeviceCheckKind::kIndexError, "index {index} is out of bounds for dimension with size {size}");
+
+// Checks a launch's global size and tensor arguments (ocl tensors of one
+// device, contiguous where the kernel takes plain pointers); returns their
+// device (the current one without tensors).
+c10::DeviceIndex launch_device(const std::string& name, const std::vector<size_t>& global,
+                               const std::vector<UserKernelArg>& args, bool contiguous) {
+  TORCH_CHECK(!global.empty() && global.size() <= 3, "kernel '", name,
+              "': the global size needs 1 to 3 dimensions, got ", global.size());
+  c10::DeviceIndex device = -1;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (const auto* t = std::get_if<at::Tensor>(&args[i])) {
+      TORCH_CHECK(t->defined() && t->device().type() == c10::DeviceType::PrivateUse1, "kernel '", name,
+                  "': argument ", i, " must be an ocl tensor, got ",
+                  t->defined() ? t->device().str() : std::string("an undefined tensor"));
+      TORCH_CHECK(device == -1 || device == t->device().index(), "kernel '", name,
+                  "': all tensors must be on the same ocl device, got ocl:", static_cast<int>(device), " and ",
+                  t->device());
+      TORCH_CHECK(!contiguous || t->is_contiguous(), "kernel '", name, "': argument ", i,
+                  " must be contiguous (call .contiguous())");
+      device = t->device().index();
+    }
+  }
+  return device == -1 ? current_device_index() : device;
+}
+
+}  // namespace
+
 UserKernelHandle::UserKernelHandle(std::string source, std::string name)
     : impl_(std::make_shared<UserKernelImpl>(std::move(source), std::move(name))) {}
 
@@ -44,25 +76,9 @@ const std::string& UserKernelHandle::name() const { return impl_->name_; }
 
 void UserKernelHandle::launch(const std::vector<size_t>& global, const std::vector<UserKernelArg>& args,
                               const std::vector<size_t>& local) const {
-  TORCH_CHECK(!global.empty() && global.size() <= 3, "kernel '", impl_->name_,
-              "': the global size needs 1 to 3 dimensions, got ", global.size());
   TORCH_CHECK(local.empty() || local.size() == global.size(), "kernel '", impl_->name_,
               "': the local size needs as many dimensions as the global size");
-  c10::DeviceIndex device = -1;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (const auto* t = std::get_if<at::Tensor>(&args[i])) {
-      TORCH_CHECK(t->defined() && t->device().type() == c10::DeviceType::PrivateUse1, "kernel '",
-                  impl_->name_, "': argument ", i, " must be an ocl tensor, got ",
-                  t->defined() ? t->device().str() : std::string("an undefined tensor"));
-      TORCH_CHECK(device == -1 || device == t->device().index(), "kernel '", impl_->name_,
-                  "': all tensors must be on the same ocl device, got ocl:", static_cast<int>(device),
-                  " and ", t->device());
-      TORCH_CHECK(t->is_contiguous(), "kernel '", impl_->name_, "': argument ", i,
-                  " must be contiguous (call .contiguous())");
-      device = t->device().index();
-    }
-  }
-  if (device == -1) device = current_device_index();
+  const c10::DeviceIndex device = launch_device(impl_->name_, global, args, /*contiguous=*/true);
   for (size_t g : global)
     if (g == 0) return;  // nothing to do, as an empty launch
   const DeviceInfo& d = device_info(device);
@@ -113,28 +129,9 @@ void UserKernelHandle::launch(const std::vector<size_t>& global, const std::vect
   release();
 }
 
-namespace {
-const int kGeneratedIndexCheck = register_device_check(
-    "a torch.compile kernel", DeviceCheckKind::kIndexError, "index {index} is out of bounds for dimension with size {size}");
-}  // namespace
-
 void UserKernelHandle::launch_buffer_offsets(const std::vector<size_t>& global,
                                              const std::vector<UserKernelArg>& args, bool checked) const {
-  TORCH_CHECK(!global.empty() && global.size() <= 3, "kernel '", impl_->name_,
-              "': the global size needs 1 to 3 dimensions, got ", global.size());
-  c10::DeviceIndex device = -1;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (const auto* t = std::get_if<at::Tensor>(&args[i])) {
-      TORCH_CHECK(t->defined() && t->device().type() == c10::DeviceType::PrivateUse1, "kernel '",
-                  impl_->name_, "': argument ", i, " must be an ocl tensor, got ",
-                  t->defined() ? t->device().str() : std::string("an undefined tensor"));
-      TORCH_CHECK(device == -1 || device == t->device().index(), "kernel '", impl_->name_,
-                  "': all tensors must be on the same ocl device, got ocl:", static_cast<int>(device),
-                  " and ", t->device());
-      device = t->device().index();
-    }
-  }
-  if (device == -1) device = current_device_index();
+  const c10::DeviceIndex device = launch_device(impl_->name_, global, args, /*contiguous=*/false);
   for (size_t g : global)
     if (g == 0) return;
   std::lock_guard<std::mutex> lock(impl_->mutex_);

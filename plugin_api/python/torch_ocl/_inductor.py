@@ -62,15 +62,9 @@ COMPUTE = {
     torch.float16: "float", torch.bfloat16: "float",
 }
 
+# Index helpers of the generated code; kernels/common.cl (prepended, as to
+# every torch_ocl program) gives PTR and the bfloat16 conversions.
 PRELUDE = r"""
-#define PTR(T, b, o) ((__global T*)((b) + (o)))
-static inline float ocl_bf16_load(ushort x) { return as_float(((uint)x) << 16); }
-static inline ushort ocl_bf16_store(float f) {
-  uint u = as_uint(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)0x7fc0;
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return (ushort)(u >> 16);
-}
 static inline long ocl_floordiv(long a, long b) { long q = a / b; return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q; }
 static inline long ocl_mod(long a, long b) { long r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }
 """
@@ -100,7 +94,7 @@ static inline void ocl_atomic_add_16(__global ushort* p, float v, int bf16) {
     assumed = old;
     const ushort cur = (ushort)(assumed >> shift);
     ushort nb;
-    if (bf16) { nb = ocl_bf16_store(ocl_bf16_load(cur) + v); }
+    if (bf16) { nb = float_to_bf16(bf16_to_float(cur) + v); }
     else { ushort h; vstore_half_rte(vload_half(0, (const half*)&cur) + v, 0, (half*)&h); nb = h; }
     old = atomic_cmpxchg(w, assumed, (assumed & ~mask) | (((uint)nb << shift) & mask));
   } while (old != assumed);
@@ -110,7 +104,7 @@ static inline void ocl_atomic_add_16(__global ushort* p, float v, int bf16) {
 
 def _prelude(checked: bool, atomics: bool) -> str:
     # report_bad_index of torch_ocl's device-side checks (kernels/device_checks.cl)
-    return (PRELUDE + (ATOMIC_ADD if atomics else "")
+    return (_C._kernel_source("common") + PRELUDE + (ATOMIC_ADD if atomics else "")
             + (_C._kernel_source("device_checks") if checked else ""))
 
 
@@ -214,6 +208,14 @@ def _unary(fn):
     return staticmethod(lambda x: f"{fn}({x})")
 
 
+def _binary(fn):
+    return staticmethod(lambda a, b: f"{fn}({a}, {b})")
+
+
+def _infix(op):
+    return staticmethod(lambda a, b: f"(({a}) {op} ({b}))")
+
+
 class OclOverrides(OpOverrides):
     """ops.* as OpenCL C expressions (values in their compute types)."""
 
@@ -271,20 +273,8 @@ class OclOverrides(OpOverrides):
         return f"((({a}) != ({a}) || ({a}) < ({b})) ? ({a}) : ({b}))"
 
     @staticmethod
-    def logical_and(a, b):
-        return f"(({a}) && ({b}))"
-
-    @staticmethod
-    def logical_or(a, b):
-        return f"(({a}) || ({b}))"
-
-    @staticmethod
     def logical_xor(a, b):
         return f"((({a}) != 0) != (({b}) != 0))"
-
-    @staticmethod
-    def logical_not(a):
-        return f"(!({a}))"
 
     @staticmethod
     def isnan(x):
@@ -308,14 +298,6 @@ class OclOverrides(OpOverrides):
     @staticmethod
     def neg(x):
         return f"(-({x}))"
-
-    @staticmethod
-    def reciprocal(x):
-        return f"(1 / ({x}))"
-
-    @staticmethod
-    def square(x):
-        return f"(({x}) * ({x}))"
 
     @staticmethod
     def sign(x):
@@ -343,58 +325,16 @@ class OclOverrides(OpOverrides):
             return f"(({a}) - floor(({a}) / ({b})) * ({b}))"
         return f"ocl_mod({a}, {b})"
 
-    @staticmethod
-    def mod(a, b):
-        return f"(({a}) % ({b}))"
-
-    @staticmethod
-    def fmod(a, b):
-        return f"fmod({a}, {b})"
-
-    @staticmethod
-    def pow(a, b):
-        return f"pow({a}, {b})"
-
-    @staticmethod
-    def atan2(a, b):
-        return f"atan2({a}, {b})"
-
-    @staticmethod
-    def hypot(a, b):
-        return f"hypot({a}, {b})"
-
-    @staticmethod
-    def copysign(a, b):
-        return f"copysign({a}, {b})"
-
-    @staticmethod
-    def nextafter(a, b):
-        return f"nextafter({a}, {b})"
-
-    @staticmethod
-    def bitwise_and(a, b):
-        return f"(({a}) & ({b}))"
-
-    @staticmethod
-    def bitwise_or(a, b):
-        return f"(({a}) | ({b}))"
-
-    @staticmethod
-    def bitwise_xor(a, b):
-        return f"(({a}) ^ ({b}))"
-
-    @staticmethod
-    def bitwise_not(a):
-        return f"(~({a}))"
-
-    @staticmethod
-    def bitwise_left_shift(a, b):
-        return f"(({a}) << ({b}))"
-
-    @staticmethod
-    def bitwise_right_shift(a, b):
-        return f"(({a}) >> ({b}))"
-
+    # (the bitwise ops, logical_not, mod, square and reciprocal: OpOverrides'
+    # own C-syntax versions)
+    logical_and = _infix("&&")
+    logical_or = _infix("||")
+    fmod = _binary("fmod")
+    pow = _binary("pow")
+    atan2 = _binary("atan2")
+    hypot = _binary("hypot")
+    copysign = _binary("copysign")
+    nextafter = _binary("nextafter")
     exp = _unary("exp")
     exp2 = _unary("exp2")
     expm1 = _unary("expm1")
@@ -529,7 +469,7 @@ class OclKernel(SIMDKernel):
         if dtype == torch.float16:
             line = f"vload_half({self.index_to_str(index)}, PTR(half, {var}, {var}_off))"
         elif dtype == torch.bfloat16:
-            line = f"ocl_bf16_load({at})"
+            line = f"bf16_to_float({at})"
         elif dtype == torch.bool:
             line = f"({at} != 0)"
         else:
@@ -549,7 +489,7 @@ class OclKernel(SIMDKernel):
         if dtype == torch.float16:
             return f"vstore_half_rte((float)({value}), {i}, PTR(half, {var}, {var}_off));"
         if dtype == torch.bfloat16:
-            return f"PTR(ushort, {var}, {var}_off)[{i}] = ocl_bf16_store((float)({value}));"
+            return f"PTR(ushort, {var}, {var}_off)[{i}] = float_to_bf16((float)({value}));"
         if dtype not in STORAGE:
             raise NotImplementedError(f"torch.compile on ocl: stores of {dtype}")
         return f"PTR({STORAGE[dtype]}, {var}, {var}_off)[{i}] = ({STORAGE[dtype]})({value});"
