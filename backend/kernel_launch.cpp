@@ -25,7 +25,9 @@ using TypeInfo = ClType;
 TypeInfo make_type_info(c10::ScalarType t) {
   constexpr const char* plain_load = "((p)[i])";
   switch (t) {
-    case c10::kBool: return {"uchar", "uchar", "long", plain_load, "((p)[i] = (uchar)((v) != 0))", false};
+    // Any nonzero byte reads as true (a bool viewed from uint8 may hold 2..255):
+    // as ATen's CPU and CUDA loads do (gh-54789).
+    case c10::kBool: return {"uchar", "uchar", "long", "((uchar)((p)[i] != 0))", "((p)[i] = (uchar)((v) != 0))", false};
     case c10::kByte: return {"uchar", "uchar", "long", plain_load, "((p)[i] = (uchar)(v))", false};
     case c10::kChar: return {"char", "char", "long", plain_load, "((p)[i] = (char)(v))", false};
     case c10::kShort: return {"short", "short", "long", plain_load, "((p)[i] = (short)(v))", false};
