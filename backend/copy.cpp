@@ -29,14 +29,14 @@ bool is_ocl(const at::Tensor& t) { return t.device().type() == c10::DeviceType::
 bool dense(const at::Tensor& t) { return t.is_non_overlapping_and_dense(); }
 
 void write_bytes(const at::Tensor& dst, const void* host, size_t nbytes, bool blocking) {
-  const DeviceBuffer b = resolve_device_ptr(dst.data_ptr());
+  const DeviceBuffer b = resolve_device_ptr(dst.mutable_data_ptr());
   OCL_CHECK_AT(EnqueueWriteBuffer, clEnqueueWriteBuffer(current_queue(dst.device().index()), b.buffer,
                                                         blocking ? CL_TRUE : CL_FALSE, b.offset, nbytes,
                                                         host, 0, nullptr, nullptr));
 }
 
 void read_bytes(const at::Tensor& src, void* host, size_t nbytes, bool blocking) {
-  const DeviceBuffer b = resolve_device_ptr(src.data_ptr());
+  const DeviceBuffer b = resolve_device_ptr(src.const_data_ptr());
   OCL_CHECK_AT(EnqueueReadBuffer, clEnqueueReadBuffer(current_queue(src.device().index()), b.buffer,
                                                       blocking ? CL_TRUE : CL_FALSE, b.offset, nbytes,
                                                       host, 0, nullptr, nullptr));
@@ -157,18 +157,18 @@ void copy_device_to_device(const at::Tensor& dst, const at::Tensor& src) {
   const auto device = dst.device().index();
   if (dst.scalar_type() == src.scalar_type() && dense(dst) && dense(src) &&
       dst.sizes() == src.sizes() && dst.strides() == src.strides()) {
-    if (dst.data_ptr() == src.data_ptr()) return;
+    if (dst.const_data_ptr() == src.const_data_ptr()) return;
     if (device_profile(device).kernel_copy) {  // CPU devices: a kernel copy is faster (bench/README.md)
       const c10::ScalarType bits = bits_dtype(dst.scalar_type());
       Launch(device, source_kernel(device, "copy", "copy_dense", kernel_variant({static_cast<int>(bits)}),
                                    [&] { return dtype_preamble(bits) + dtype_preamble(bits, "SRC_"); }))
           .value<int64_t>(dst.numel())
           .tensor(dst)
-          .tensor(src)
+          .input(src)
           .run_items(static_cast<size_t>((dst.numel() + 15) / 16));
       return;
     }
-    const DeviceBuffer d = resolve_device_ptr(dst.data_ptr()), s = resolve_device_ptr(src.data_ptr());
+    const DeviceBuffer d = resolve_device_ptr(dst.mutable_data_ptr()), s = resolve_device_ptr(src.const_data_ptr());
     OCL_CHECK_AT(EnqueueCopyBuffer, clEnqueueCopyBuffer(current_queue(device), s.buffer, d.buffer, s.offset,
                                                         d.offset, dst.nbytes(), 0, nullptr, nullptr));
     return;
@@ -195,7 +195,7 @@ void copy_device_to_device(const at::Tensor& dst, const at::Tensor& src) {
       .value(ix)
       .value<int64_t>(iter.numel())
       .tensor(iter.tensor_base(0))
-      .tensor(iter.tensor_base(1))
+      .input(iter.tensor_base(1))
       .run(iter.numel());
 }
 

@@ -323,15 +323,18 @@ Launch& Launch::raw(size_t size, const void* ptr) {
   return *this;
 }
 
-Launch& Launch::tensor(const at::TensorBase& t) {
-  if (!t.defined() || t.data_ptr() == nullptr) return null_tensor();
+Launch& Launch::tensor(const at::TensorBase& t) { return tensor_argument(t, true); }
+Launch& Launch::input(const at::TensorBase& t) { return tensor_argument(t, false); }
+
+Launch& Launch::tensor_argument(const at::TensorBase& t, bool written) {
+  if (!t.defined() || t.const_data_ptr() == nullptr) return null_tensor();
   // The last line of defence: ops check devices before they launch (ATen's
   // checks, TensorIterator, check_same_device), with CUDA's message; so is this.
   TORCH_CHECK(t.device().type() == c10::DeviceType::PrivateUse1 && t.device().index() == device_,
               "Expected all tensors to be on the same device, but found at least two devices, ocl:",
               static_cast<int>(device_), " and ", t.device(), "! (kernel ", name_, ")");
   if (t.has_storage()) held_.push_back(t.storage());
-  return device_pointer(t.data_ptr());
+  return device_pointer(written ? t.mutable_data_ptr() : t.const_data_ptr());
 }
 
 Launch& Launch::device_pointer(const void* data) {

@@ -173,7 +173,12 @@ class Launch {
   // a temporary (`l.tensor(x.contiguous())`) cannot go back to the allocator
   // and be handed to the next argument before the kernel is enqueued (after
   // the enqueue, stream order makes reuse safe, as on CUDA).
+  // tensor(): one the kernel may write (its mutable data pointer: a
+  // copy-on-write storage is materialised first, as for any write); input():
+  // one it only reads (const_data_ptr, a lazily cloned input stays shared, as
+  // ATen's kernels keep it; PyTorch's test_cow_input checks this).
   Launch& tensor(const at::TensorBase& t);
+  Launch& input(const at::TensorBase& t);
   // A device pointer (as TensorIterator's data_ptr(k)): the same two parameters.
   Launch& device_pointer(const void* data);
   // A null buffer in place of an absent tensor (tensor() of an undefined one too).
@@ -205,6 +210,7 @@ class Launch {
   cl_kernel kernel_;
   std::unique_lock<std::mutex> lock_;
   void check_args_epoch();
+  Launch& tensor_argument(const at::TensorBase& t, bool written);
   // clEnqueueNDRangeKernel on the current stream, in its batch (BatchedLaunch).
   void enqueue(size_t total, size_t local, const size_t* offsets = nullptr);
   cl_uint next_ = 0;

@@ -58,7 +58,7 @@ struct Operand {
 
 // `t` is [..., rows, cols]; the last two dims must be expressible with a
 // leading dimension, otherwise t is made contiguous.
-Operand operand(const at::Tensor& t) {
+Operand operand(const at::Tensor& t, bool written = false) {
   const int64_t nd = t.dim();
   const int64_t rows = t.size(nd - 2), cols = t.size(nd - 1);
   int64_t s0 = t.stride(nd - 2), s1 = t.stride(nd - 1);
@@ -78,7 +78,7 @@ Operand operand(const at::Tensor& t) {
     op.ld = static_cast<size_t>(std::max<int64_t>(1, cols));
   }
   if (nd == 3) op.batch_stride = op.keep.size(0) == 1 ? 0 : op.keep.stride(0);
-  const DeviceBuffer b = resolve_device_ptr(op.keep.data_ptr());
+  const DeviceBuffer b = resolve_device_ptr(written ? op.keep.mutable_data_ptr() : op.keep.const_data_ptr());
   op.buffer = b.buffer;
   op.offset = b.offset / op.keep.element_size();
   return op;
@@ -106,7 +106,7 @@ void gemm_typed(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b,
   const bool batched = out.dim() == 3;
   const size_t m = out.size(-2), n = out.size(-1), k = a.size(-1);
   const size_t batch = batched ? out.size(0) : 1;
-  Operand A = operand(a), B = operand(b), C = operand(out);
+  Operand A = operand(a), B = operand(b), C = operand(out, true);
   TORCH_INTERNAL_ASSERT(C.keep.is_same(out) && C.trans == clblast::Transpose::kNo);
   const c10::Stream stream = current_stream(out.device().index());
   cl_command_queue queue = blas_queue(out);
@@ -173,7 +173,7 @@ void gemm_small_n(const at::Tensor& out, const at::Tensor& a, const at::Tensor& 
   if (a.stride(1) == 1 && a.size(1) >= 8) {  // contiguous rows of A: dot products with B^T's rows
     const at::Tensor bt = b.t().contiguous();
     Launch l(device, small_kernel("gemm_small_n_rows"));
-    l.tensor(a).tensor(bt).tensor(out);
+    l.input(a).input(bt).tensor(out);
     l.value<int64_t>(out.size(0)).value<int64_t>(out.size(1)).value<int64_t>(a.size(1));
     l.value<int64_t>(a.stride(0)).value<int64_t>(out.stride(0)).value<int64_t>(out.stride(1));
     l.scalar(alpha, dtype).scalar(beta, dtype);
@@ -181,7 +181,7 @@ void gemm_small_n(const at::Tensor& out, const at::Tensor& a, const at::Tensor& 
     return;
   }
   Launch l(device, small_kernel("gemm_small_n"));
-  l.tensor(a).tensor(b).tensor(out);
+  l.input(a).input(b).tensor(out);
   l.value<int64_t>(out.size(0)).value<int64_t>(out.size(1)).value<int64_t>(a.size(1));
   for (const at::Tensor* t : {&a, &b, &out}) l.value<int64_t>(t->stride(0)).value<int64_t>(t->stride(1));
   l.scalar(alpha, dtype).scalar(beta, dtype);
@@ -226,11 +226,11 @@ void gemm_tile(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, 
   const int64_t pbatch = bstride(b) == 0 ? 1 : batch, nbn = (N + ts.tn - 1) / ts.tn;
   const at::Tensor packed = at::empty({pbatch, nbn, K, ts.tn}, out.options());
   Launch pack(device, gemm_kernel("gemm_pack_b"));
-  pack.tensor(b).tensor(packed).value<int64_t>(K).value<int64_t>(N).value<int64_t>(pbatch * nbn * K);
+  pack.input(b).tensor(packed).value<int64_t>(K).value<int64_t>(N).value<int64_t>(pbatch * nbn * K);
   pack.value<int64_t>(b.stride(-2)).value<int64_t>(b.stride(-1)).value<int64_t>(bstride(b));
   pack.run(static_cast<size_t>(pbatch * nbn * K));
   Launch l(device, gemm_kernel("gemm_tile"));
-  l.tensor(a).tensor(packed).tensor(out);
+  l.input(a).input(packed).tensor(out);
   l.value<int64_t>(M).value<int64_t>(N).value<int64_t>(K).value<int64_t>(batch);
   l.value<int64_t>(a.stride(-2)).value<int64_t>(a.stride(-1)).value<int64_t>(bstride(a));
   l.value<int64_t>(pbatch == 1 ? 0 : packed.stride(0));
@@ -323,7 +323,7 @@ void gemv(const at::Tensor& out, const at::Tensor& mat, const at::Tensor& vec, d
   if (beta == 0) out.zero_();  // beta = 0 must ignore NaNs in out
   const at::Tensor x = vec.stride(0) >= 1 ? vec : vec.contiguous();
   const Operand A = operand(mat);
-  const DeviceBuffer xb = resolve_device_ptr(x.data_ptr()), yb = resolve_device_ptr(out.data_ptr());
+  const DeviceBuffer xb = resolve_device_ptr(x.const_data_ptr()), yb = resolve_device_ptr(out.mutable_data_ptr());
   const size_t es = out.element_size();
   // A as stored: kNo = mat row-major [m, n]; kYes = mat^T stored row-major [n, m].
   const bool t = A.trans == clblast::Transpose::kYes;
@@ -426,8 +426,8 @@ at::Tensor dot_impl(const at::Tensor& self, const at::Tensor& other, const char*
   const at::Tensor x = self.stride(0) >= 1 ? self : self.contiguous();
   const at::Tensor y = other.stride(0) >= 1 ? other : other.contiguous();
   const size_t es = self.element_size();
-  const DeviceBuffer xb = resolve_device_ptr(x.data_ptr()), yb = resolve_device_ptr(y.data_ptr()),
-                     ob = resolve_device_ptr(out.data_ptr());
+  const DeviceBuffer xb = resolve_device_ptr(x.const_data_ptr()), yb = resolve_device_ptr(y.const_data_ptr()),
+                     ob = resolve_device_ptr(out.mutable_data_ptr());
   cl_command_queue queue = blas_queue(out);
   auto run = [&](auto zero) {
     using T = decltype(zero);

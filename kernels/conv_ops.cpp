@@ -132,7 +132,7 @@ Tensor unfold(const Conv& c, const Tensor& x) {
   if (c.pointwise()) return x.reshape({n, c.C, c.L()});
   Tensor col = at::empty({n, c.C * c.K(), c.L()}, x.options());
   Launch(x.device().index(), dtype_kernel(x.device().index(), "conv", "im2col", x.scalar_type()))
-      .tensor(x)
+      .input(x)
       .tensor(col)
       .value(geometry(c, x))
       .value(n)
@@ -145,8 +145,8 @@ Tensor unfold(const Conv& c, const Tensor& x) {
 void fold(const Conv& c, const Tensor& col, const Tensor& x, const Tensor& bias) {
   const int64_t n = x.size(0);
   Launch l(x.device().index(), dtype_kernel(x.device().index(), "conv", "col2im", x.scalar_type()));
-  l.tensor(col).tensor(x);
-  if (bias.defined()) l.tensor(bias.contiguous());
+  l.input(col).tensor(x);
+  if (bias.defined()) l.input(bias.contiguous());
   else l.null_tensor();
   l.value(geometry(c, x)).value(n).value<int64_t>(bias.defined() ? 1 : 0).run(static_cast<size_t>(x.numel()));
 }
@@ -357,7 +357,7 @@ void im2col_2d(const Tensor& img, const Tensor& col, const Window2d& w) {
   const Conv c = window_conv(img, w);
   if (col.numel() == 0) return;
   Launch(img.device().index(), dtype_kernel(img.device().index(), "conv", "im2col", img.scalar_type()))
-      .tensor(img)
+      .input(img)
       .tensor(col)
       .value(geometry(c, img))
       .value(n)

@@ -137,14 +137,14 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag_forward(
   };
   if (n > 0 && B > 0) {
     Launch l(device, bag_kernel("embedding_bag_offset2bag"));
-    l.tensor(offsets).value<int64_t>(B).value(n).tensor(offset2bag).run(static_cast<size_t>(n));
+    l.input(offsets).value<int64_t>(B).value(n).tensor(offset2bag).run(static_cast<size_t>(n));
   } else if (n > 0) {
     offset2bag.zero_();
   }
   if (B > 0 && D > 0) {
     Launch l(device, bag_kernel("embedding_bag_forward"));
-    l.tensor(weight).value(weight.stride(0)).value(weight.stride(1)).tensor(indices).tensor(offsets);
-    if (psw.defined()) l.tensor(psw); else l.null_tensor();
+    l.input(weight).value(weight.stride(0)).value(weight.stride(1)).input(indices).input(offsets);
+    if (psw.defined()) l.input(psw); else l.null_tensor();
     l.value<cl_int>(psw.defined()).value(B).value(D).value(n).value(V).value(noffsets).value(padding_idx);
     l.value<cl_int>(static_cast<cl_int>(mode)).tensor(output).tensor(bag_size);
     if (max_indices.defined()) l.tensor(max_indices); else l.null_tensor();

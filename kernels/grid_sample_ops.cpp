@@ -83,8 +83,8 @@ Tensor grid_sampler(const Tensor& input, const Tensor& grid, int64_t interp, int
   Launch(device, source_kernel(device, "grid_sample", "grid_sample_forward", kernel_variant({static_cast<int>(input.scalar_type())}),
                                [&] { return preamble(input.scalar_type()); }))
       .tensor(output)
-      .tensor(input)
-      .tensor(grid)
+      .input(input)
+      .input(grid)
       .value(p)
       .run_items(static_cast<size_t>(output.numel() / output.size(1)));
   return output;
@@ -114,7 +114,7 @@ std::tuple<Tensor, Tensor> grid_sampler_backward(const Tensor& grad_output, cons
                                    [&] { return preamble(dtype); }));
     if (grad_acc.defined()) l.tensor(grad_acc);
     else l.null_tensor();
-    l.tensor(grad_grid).tensor(grad_output).tensor(input).tensor(grid).value(p).value<int64_t>(
+    l.tensor(grad_grid).input(grad_output).input(input).input(grid).value(p).value<int64_t>(
         grad_acc.defined() ? 1 : 0);
     l.run_items(static_cast<size_t>(grad_output.numel() / grad_output.size(1)));
   } else {

@@ -63,9 +63,9 @@ Tensor grouped_mm(const Tensor& mat_a, const Tensor& mat_b, const std::optional<
   const Tensor& o = *offs;
   const auto device = out.device().index();
   Launch l(device, dtype_kernel(device, "grouped_mm", "grouped_mm", dtype));
-  l.tensor(A).value(sa.g).value(sa.r).value(sa.c);
-  l.tensor(B).value(sb.g).value(sb.r).value(sb.c);
-  l.tensor(o).value(o.stride(0)).value(o.size(0));
+  l.input(A).value(sa.g).value(sa.r).value(sa.c);
+  l.input(B).value(sb.g).value(sb.r).value(sb.c);
+  l.input(o).value(o.stride(0)).value(o.size(0));
   l.tensor(C).value(so.g).value(so.r).value(so.c);
   constexpr int64_t kColumnsPerItem = 8;  // GMM_TJ in grouped_mm.cl
   const int64_t total = groups_out * M * ((N + kColumnsPerItem - 1) / kColumnsPerItem);

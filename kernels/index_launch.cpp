@@ -154,20 +154,21 @@ void run_index_kernel(const IndexKernel& k, at::TensorIteratorBase& iter, const 
   Launch l(device, source_kernel(device, "index", "index_kernel", variant, preamble));
   cl_mem meta_mem = meta_buf.get();
   l.raw(sizeof(cl_mem), &meta_mem).value<int64_t>(n).value<int64_t>(block);
-  auto operand = [&](int op) {
+  auto operand = [&](int op, bool written) {
     if (op >= 0) {
       TORCH_INTERNAL_ASSERT(iter.device(op).type() == c10::DeviceType::PrivateUse1, k.name,
                             ": operand ", op, " is not on the ocl device");
       l.device_pointer(iter.data_ptr(op));
     } else {
       TORCH_INTERNAL_ASSERT(ops.linear != nullptr);
-      l.tensor(*ops.linear);
+      if (written) l.tensor(*ops.linear);  // put_'s destination
+      else l.input(*ops.linear);           // take's source
     }
   };
-  operand(ops.dst);
-  if (has_src) operand(ops.src); else l.null_tensor();
+  operand(ops.dst, true);
+  if (has_src) operand(ops.src, false); else l.null_tensor();
   for (int j = 0; j < kMaxIndices; ++j) {
-    if (j < nidx) operand(ops.first_index + j); else l.null_tensor();
+    if (j < nidx) operand(ops.first_index + j, false); else l.null_tensor();
   }
   if (copy) {
     // The value's bits in the element type, as fill_ writes them.

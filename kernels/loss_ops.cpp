@@ -111,8 +111,8 @@ void nll_forward_launch(const Tensor& x, const Tensor& target, const Tensor& wei
   const int64_t N = x.size(0), C = x.size(1), S = x.size(2);
   Launch l(device, source_kernel(device, "loss", "nll_forward", kernel_variant({static_cast<int>(dtype), static_cast<int>(t.scalar_type())}),
                                  [&] { return loss_preamble(dtype, t.scalar_type()); }));
-  l.tensor(x).value(x.stride(0)).value(x.stride(1)).value(x.stride(2)).tensor(t);
-  if (w.defined()) l.tensor(w); else l.null_tensor();
+  l.input(x).value(x.stride(0)).value(x.stride(1)).value(x.stride(2)).input(t);
+  if (w.defined()) l.input(w); else l.null_tensor();
   l.value<cl_int>(w.defined()).value(N).value(C).value(S).value(ignore_index).value<cl_int>(mode);
   l.tensor(out).tensor(total_weight);
   check_arg(l, device, kNllCheck);
@@ -141,9 +141,9 @@ void nll_backward_launch(const Tensor& grad_input, const Tensor& grad_output, co
   const Tensor go = mode == 0 ? grad_output.contiguous() : grad_output;
   Launch l(device, source_kernel(device, "loss", "nll_backward", kernel_variant({static_cast<int>(dtype), static_cast<int>(t.scalar_type())}),
                                  [&] { return loss_preamble(dtype, t.scalar_type()); }));
-  l.tensor(grad_input).value(grad_input.stride(0)).value(grad_input.stride(1)).value(grad_input.stride(2)).tensor(t);
-  if (w.defined()) l.tensor(w); else l.null_tensor();
-  l.value<cl_int>(w.defined()).tensor(go).value<int64_t>(mode == 0 ? 1 : 0).tensor(total_weight);
+  l.tensor(grad_input).value(grad_input.stride(0)).value(grad_input.stride(1)).value(grad_input.stride(2)).input(t);
+  if (w.defined()) l.input(w); else l.null_tensor();
+  l.value<cl_int>(w.defined()).input(go).value<int64_t>(mode == 0 ? 1 : 0).input(total_weight);
   l.value(N).value(C).value(S).value(ignore_index).value<cl_int>(mode);
   check_arg(l, device, kNllCheck);
   l.run(static_cast<size_t>(N * S));
@@ -428,8 +428,8 @@ Tensor& multi_margin_loss_out(const Tensor& input, const Tensor& target, const c
   per_row_loss(output, nframe, reduction, [&](const Tensor& rows) {
     Launch l(device, source_kernel(device, "loss", "multi_margin_forward", kernel_variant({static_cast<int>(dtype), static_cast<int>(c10::kLong)}),
                                  [&] { return loss_preamble(dtype); }));
-    l.tensor(x).tensor(t);
-    if (w.defined()) l.tensor(w); else l.null_tensor();
+    l.input(x).input(t);
+    if (w.defined()) l.input(w); else l.null_tensor();
     l.value<cl_int>(w.defined()).value(nframe).value(dim).value<cl_int>(static_cast<cl_int>(p));
     value_ct(l, dtype, margin.toDouble());
     l.tensor(rows);
@@ -474,9 +474,9 @@ Tensor& multi_margin_loss_backward_out(const Tensor& grad_output, const Tensor& 
   const double g = reduction == Mean ? 1. / static_cast<double>(nframe * dim) : 1. / static_cast<double>(dim);
   Launch l(device, source_kernel(device, "loss", "multi_margin_backward", kernel_variant({static_cast<int>(dtype), static_cast<int>(c10::kLong)}),
                                  [&] { return loss_preamble(dtype); }));
-  l.tensor(grad_input).tensor(x).tensor(t);
-  if (w.defined()) l.tensor(w); else l.null_tensor();
-  l.value<cl_int>(w.defined()).tensor(go).value<int64_t>(one_grad ? 0 : 1).value(nframe).value(dim);
+  l.tensor(grad_input).input(x).input(t);
+  if (w.defined()) l.input(w); else l.null_tensor();
+  l.value<cl_int>(w.defined()).input(go).value<int64_t>(one_grad ? 0 : 1).value(nframe).value(dim);
   l.value<cl_int>(static_cast<cl_int>(p));
   value_ct(l, dtype, margin.toDouble());
   value_ct(l, dtype, g);
@@ -520,7 +520,7 @@ std::tuple<Tensor&, Tensor&> multilabel_margin_loss_forward_out(const Tensor& in
   per_row_loss(output, nframe, reduction, [&](const Tensor& rows) {
     Launch l(device, source_kernel(device, "loss", "multilabel_margin_forward", kernel_variant({static_cast<int>(dtype), static_cast<int>(c10::kLong)}),
                                  [&] { return loss_preamble(dtype); }));
-    l.tensor(x).tensor(t).tensor(is_target).value(nframe).value(dim).tensor(rows);
+    l.input(x).input(t).tensor(is_target).value(nframe).value(dim).tensor(rows);
     check_arg(l, device, kMultilabelCheck);
     l.run(static_cast<size_t>(nframe));
   });
@@ -562,7 +562,7 @@ Tensor& multilabel_margin_loss_backward_out(const Tensor& grad_output, const Ten
   const double g = reduction == Mean ? 1. / static_cast<double>(nframe * dim) : 1. / static_cast<double>(dim);
   Launch l(device, source_kernel(device, "loss", "multilabel_margin_backward", kernel_variant({static_cast<int>(dtype), static_cast<int>(c10::kLong)}),
                                  [&] { return loss_preamble(dtype); }));
-  l.tensor(grad_input).tensor(x).tensor(t).tensor(it).tensor(go).value<int64_t>(one_grad ? 0 : 1);
+  l.tensor(grad_input).input(x).input(t).input(it).input(go).value<int64_t>(one_grad ? 0 : 1);
   l.value(nframe).value(dim);
   value_ct(l, dtype, g);
   check_arg(l, device, kMultilabelBackwardCheck);

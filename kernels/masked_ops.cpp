@@ -53,7 +53,7 @@ Tensor& nonzero_out(const Tensor& self, Tensor& result) {
   const int64_t local = static_cast<int64_t>(count.pow2_work_group());
   const int64_t block = local * kPerItem, nblocks = (n + block - 1) / block;
   Tensor counts = at::empty({nblocks}, in.options().dtype(at::kLong));
-  count.tensor(in).value(n);
+  count.input(in).value(n);
   count.tensor(counts).local_memory(local * sizeof(int64_t)).run(nblocks * local, local);
   Tensor host = counts.cpu();  // the sync
   std::vector<int64_t> starts(nblocks);
@@ -69,7 +69,7 @@ Tensor& nonzero_out(const Tensor& self, Tensor& result) {
   ScratchBuffer sizes_buf = ScratchBuffer::from_host(device, sizes.data(), sizes.size() * sizeof(int64_t));
   cl_mem sm = starts_buf.get(), zm = sizes_buf.get();
   Launch write(device, nonzero_kernel("nonzero_write"));
-  write.tensor(in).value(n).raw(sizeof(cl_mem), &sm).raw(sizeof(cl_mem), &zm).value(ndim).tensor(out);
+  write.input(in).value(n).raw(sizeof(cl_mem), &sm).raw(sizeof(cl_mem), &zm).value(ndim).tensor(out);
   write.local_memory(local * sizeof(int64_t)).run(nblocks * local, local);
   if (!out.is_same(result)) result.copy_(out);
   return result;

@@ -17,6 +17,7 @@
 #include <ATen/ops/sum.h>
 #include <ATen/ops/zeros_like.h>
 
+#include <cstring>
 #include <limits>
 
 #include "backend/kernel_launch.h"
@@ -85,9 +86,15 @@ void launch_rows(const char* kernel, c10::ScalarType dtype, std::initializer_lis
   check_dtype_supported(dtype, device);
   Launch l(device, dtype_kernel(device, "norm", kernel, dtype));
   const size_t local = l.pow2_work_group();
+  // The tensors the kernel writes: Y, mean, rstd (forward: X, Y, mean, rstd,
+  // weight, bias); dX (backward: dy, X, mean, rstd, weight, dX).
+  const unsigned written = std::strcmp(kernel, "row_norm_forward") == 0 ? 0b001110u : 0b100000u;
+  unsigned k = 0;
   for (const auto& t : tensors) {
-    if (t.defined()) l.tensor(t);
-    else l.null_tensor();
+    if (!t.defined()) l.null_tensor();
+    else if (written >> k & 1u) l.tensor(t);
+    else l.input(t);
+    ++k;
   }
   l.value<cl_long>(M).value<cl_long>(N);
   if (eps) {

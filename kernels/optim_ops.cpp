@@ -101,9 +101,9 @@ void fused_sgd(TensorList params, TensorList grads, TensorList momentum_buffer_l
                                         {"NESTEROV", nesterov}}));
     l.tensor(p.work).tensor(g.work);
     l.tensor(buf.work);
-    l.tensor(lr_dev);
-    l.tensor(scale);
-    l.tensor(inf);
+    l.input(lr_dev);
+    l.input(scale);
+    l.input(inf);
     l.scalar(weight_decay, ct).scalar(momentum, ct).scalar(lr, ct).scalar(1 - dampening, ct);
     l.value<int32_t>(is_first_step).value<int64_t>(param.numel());
     l.run_items((param.numel() + per_item(dev.index()) - 1) / per_item(dev.index()));
@@ -171,10 +171,10 @@ void fused_adam(TensorList params, TensorList grads, TensorList exp_avgs, Tensor
                                         {"WEIGHT_DECAY", weight_decay != 0}, {"AMSGRAD", amsgrad}, {"ADAMW", adamw}}));
     l.tensor(p.work).tensor(g.work).tensor(m.work).tensor(v.work);
     l.tensor(vmax.work);
-    l.tensor(step);
-    l.tensor(lr_dev);
-    l.tensor(scale);
-    l.tensor(inf);
+    l.input(step);
+    l.input(lr_dev);
+    l.input(scale);
+    l.input(inf);
     l.scalar(lr, ct).scalar(beta1, ct).scalar(beta2, ct).scalar(weight_decay, ct).scalar(eps, ct);
     l.value<int64_t>(param.numel());
     l.run_items((param.numel() + per_item(dev.index()) - 1) / per_item(dev.index()));

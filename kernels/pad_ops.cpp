@@ -53,7 +53,7 @@ void run_pad(const char* kernel, bool reflect, const Tensor& input, const Tensor
   for (int i = 0; i < dims; ++i) p.pad[2 - i] = padding[2 * i];
   const auto device = dst.device().index();
   check_dtype_supported(dst.scalar_type(), device);
-  Launch(device, dtype_kernel(device, "pad", kernel, dst.scalar_type())).tensor(dst).tensor(src).value(p).run_items(
+  Launch(device, dtype_kernel(device, "pad", kernel, dst.scalar_type())).tensor(dst).input(src).value(p).run_items(
       dst.numel());
 }
 

@@ -106,8 +106,9 @@ std::string pool_preamble(c10::ScalarType dtype) {
   return dtype_preamble(dtype) + kernel_source("device_checks") + "#define LOWEST " + cl_lowest(dtype) + "\n";
 }
 
+// `tensors`: the outputs (indices too in max_pool_forward), then the inputs.
 void run_pool(const char* kernel, const PoolParams& p, std::initializer_list<at::TensorBase> tensors,
-              int64_t items, int check = 0) {
+              int64_t items, int check = 0, size_t noutputs = 1) {
   if (items == 0) return;
   const at::TensorBase& first = *tensors.begin();
   const auto device = first.device().index();
@@ -115,7 +116,10 @@ void run_pool(const char* kernel, const PoolParams& p, std::initializer_list<at:
   check_dtype_supported(dtype, device);
   Launch l(device, source_kernel(device, "pool", kernel, kernel_variant({static_cast<int>(dtype)}),
                                  [&] { return pool_preamble(dtype); }));
-  for (const auto& t : tensors) l.tensor(t);
+  for (const auto& t : tensors) {
+    if (static_cast<size_t>(&t - tensors.begin()) < noutputs) l.tensor(t);
+    else l.input(t);
+  }
   l.value(p);
   if (check) check_arg(l, device, check);
   l.run_items(static_cast<size_t>(items));
@@ -128,7 +132,7 @@ void max_pool_forward(const Tensor& out, const Tensor& indices, const Tensor& se
   check_pool_dtype(name, self.scalar_type(), /*integers=*/w != nullptr);
   if (out.numel() == 0) return;
   const PoolParams p = make_params(self, out, indices, out, dims, w);
-  run_pool("max_pool_forward", p, {out, indices, self}, out.numel());
+  run_pool("max_pool_forward", p, {out, indices, self}, out.numel(), 0, 2);
 }
 
 void max_pool_backward(const Tensor& grad_input, const Tensor& grad_output, const Tensor& indices, int dims,
@@ -509,7 +513,7 @@ void fractional_max_impl(at::impl::MetaBase&, const Tensor& out, const Tensor& i
   const auto dtype = self.scalar_type();
   Launch l(device, source_kernel(device, "pool", "fractional_max_forward", kernel_variant({static_cast<int>(dtype)}),
                                  [&] { return pool_preamble(dtype); }));
-  l.tensor(out).tensor(indices).tensor(self).tensor(smp).value<int64_t>(Dims).value(p);
+  l.tensor(out).tensor(indices).input(self).input(smp).value<int64_t>(Dims).value(p);
   l.run_items(static_cast<size_t>(out.numel()));
 }
 

@@ -359,7 +359,7 @@ void multinomial_with_replacement_kernel(at::Tensor& result, const at::Tensor& s
   Launch(device, source_kernel(device, "random", "rng_multinomial", kernel_variant({static_cast<int>(acc)}),
                                [&] { return random_preamble(acc); }))
       .value(n)
-      .tensor(cum)
+      .input(cum)
       .value(ncat)
       .value(n_sample)
       .tensor(out)

@@ -78,10 +78,10 @@ std::tuple<Tensor, Tensor, Tensor> lstm_cell(const Tensor& input_gates, const Te
   if (n == 0) return {hy, cy, workspace};
   const bool has_bias = input_bias.defined();
   Launch l = rnn_launch(input_gates, "lstm_cell_forward");
-  l.tensor(input_gates.contiguous()).tensor(hidden_gates.contiguous());
-  l.tensor(contiguous_or_undefined(input_bias));
-  l.tensor(contiguous_or_undefined(hidden_bias));
-  l.tensor(cx.contiguous()).tensor(hy).tensor(cy).tensor(workspace);
+  l.input(input_gates.contiguous()).input(hidden_gates.contiguous());
+  l.input(contiguous_or_undefined(input_bias));
+  l.input(contiguous_or_undefined(hidden_bias));
+  l.input(cx.contiguous()).tensor(hy).tensor(cy).tensor(workspace);
   l.value<int64_t>(cx.size(1)).value<int64_t>(n).value<int32_t>(has_bias);
   l.run_items(n);
   return {hy, cy, workspace};
@@ -114,9 +114,9 @@ std::tuple<Tensor, Tensor, Tensor> lstm_cell_backward(const std::optional<Tensor
   if (n > 0) {
     const auto dt = workspace.scalar_type();
     Launch l = rnn_launch(workspace, "lstm_cell_backward");
-    l.tensor(grad_hy.defined() ? grad_hy.to(dt).contiguous() : grad_hy);
-    l.tensor(grad_cy.defined() ? grad_cy.to(dt).contiguous() : grad_cy);
-    l.tensor(cx.contiguous()).tensor(cy.contiguous()).tensor(workspace.contiguous()).tensor(grad_gates).tensor(grad_cx);
+    l.input(grad_hy.defined() ? grad_hy.to(dt).contiguous() : grad_hy);
+    l.input(grad_cy.defined() ? grad_cy.to(dt).contiguous() : grad_cy);
+    l.input(cx.contiguous()).input(cy.contiguous()).input(workspace.contiguous()).tensor(grad_gates).tensor(grad_cx);
     l.value<int64_t>(cx.size(1)).value<int64_t>(n);
     l.value<int32_t>(grad_hy.defined()).value<int32_t>(grad_cy.defined());
     l.run_items(n);
@@ -140,10 +140,10 @@ std::tuple<Tensor, Tensor> gru_cell(const Tensor& input_gates, const Tensor& hid
   const int64_t n = hx.numel();
   if (n == 0) return {hy, workspace};
   Launch l = rnn_launch(input_gates, "gru_cell_forward");
-  l.tensor(input_gates.contiguous()).tensor(hidden_gates.contiguous());
-  l.tensor(contiguous_or_undefined(input_bias));
-  l.tensor(contiguous_or_undefined(hidden_bias));
-  l.tensor(hx.contiguous()).tensor(hy).tensor(workspace);
+  l.input(input_gates.contiguous()).input(hidden_gates.contiguous());
+  l.input(contiguous_or_undefined(input_bias));
+  l.input(contiguous_or_undefined(hidden_bias));
+  l.input(hx.contiguous()).tensor(hy).tensor(workspace);
   l.value<int64_t>(hx.size(1)).value<int64_t>(n).value<int32_t>(input_bias.defined());
   l.run_items(n);
   return {hy, workspace};
@@ -163,7 +163,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> gru_cell_backward(const Tenso
   const int64_t n = grad_hy.numel();
   if (n > 0) {
     Launch l = rnn_launch(workspace, "gru_cell_backward");
-    l.tensor(grad_hy.to(workspace.scalar_type()).contiguous()).tensor(workspace.contiguous());
+    l.input(grad_hy.to(workspace.scalar_type()).contiguous()).input(workspace.contiguous());
     l.tensor(grad_input_gates).tensor(grad_hidden_gates).tensor(grad_hx);
     l.value<int64_t>(H).value<int64_t>(n);
     l.run_items(n);

@@ -81,8 +81,8 @@ Tensor& searchsorted_out(const Tensor& sorted_sequence, const Tensor& self, bool
   const int64_t bd_row = fbd.size(-1);
   const auto fdtype = fin.scalar_type();
   Launch l(device, dtype_kernel(device, "search", "search_sorted", fdtype));
-  l.tensor(fin).value(n).tensor(fbd);
-  if (fso.defined()) l.tensor(fso);
+  l.input(fin).value(n).input(fbd);
+  if (fso.defined()) l.input(fso);
   else l.null_tensor();
   l.value<int32_t>(fso.defined()).value(in_row).value(bd_row).value<int32_t>(fbd.dim() > 1);
   l.value<int32_t>(is_right).tensor(out).value<int32_t>(out_int32).run(static_cast<size_t>(n));
@@ -153,9 +153,9 @@ void isin_impl(at::meta::structured_isin_Tensor_Tensor&, const Tensor& out, cons
   Tensor o = out.is_contiguous() ? out : at::empty(out.sizes(), out.options());
   const int64_t n = in.numel();
   Launch(device, dtype_kernel(device, "search", "isin_kernel", common))
-      .tensor(in)
+      .input(in)
       .value(n)
-      .tensor(test)
+      .input(test)
       .value(ntest)
       .value<int32_t>(sorted)
       .value<int32_t>(invert)
@@ -201,7 +201,7 @@ Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_si
   const auto rdtype = repeats.scalar_type();
   Launch(dev(repeats), source_kernel(dev(repeats), "search", "repeat_interleave_fill",
                                      kernel_variant({static_cast<int>(rdtype)}), [&] { return dtype_preamble(rdtype); }))
-      .tensor(cum)
+      .input(cum)
       .value<int64_t>(repeats.size(0))
       .tensor(result)
       .value(total)
@@ -275,8 +275,8 @@ Tensor bincount(const Tensor& self, const OptTensor& weights_opt, int64_t minlen
   const ScalarType idtype = in.scalar_type(), wdtype = has_weights ? acc : idtype;
   Launch l(device, source_kernel(device, "search", "bincount_kernel", kernel_variant({static_cast<int>(idtype), static_cast<int>(acc), static_cast<int>(wdtype)}),
                                  [&] { return hist_preamble(idtype, acc, wdtype); }));
-  l.tensor(in).value(n);
-  if (has_weights) l.tensor(w);
+  l.input(in).value(n);
+  if (has_weights) l.input(w);
   else l.null_tensor();
   l.value<int32_t>(has_weights).tensor(hist).run(static_cast<size_t>(n));
   return hist;
@@ -313,8 +313,8 @@ void histogramdd_run(const Tensor& self, const OptTensor& weight, bool density, 
   cl_mem mm = meta_buf.get();
   Launch l(device, source_kernel(device, "search", "histogramdd_kernel", kernel_variant({static_cast<int>(dtype), static_cast<int>(acc)}),
                                  [&] { return hist_preamble(dtype, acc, dtype); }));
-  l.tensor(in).value(N).value(D).tensor(edges).raw(sizeof(cl_mem), &mm).value<int32_t>(mode);
-  if (w.defined()) l.tensor(w);
+  l.input(in).value(N).value(D).input(edges).raw(sizeof(cl_mem), &mm).value<int32_t>(mode);
+  if (w.defined()) l.input(w);
   else l.null_tensor();
   l.value<int32_t>(w.defined()).tensor(accum);
   if (N > 0) l.run(static_cast<size_t>(N));

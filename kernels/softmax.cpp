@@ -31,7 +31,10 @@ void launch_rows(const char* kernel, bool log, c10::ScalarType dtype,
   Launch l(device, source_kernel(device, "softmax", kernel, kernel_variant({static_cast<int>(dtype), log}),
                                  [&] { return dtype_preamble(dtype) + (log ? "#define LOG 1\n" : ""); }));
   const size_t local = l.pow2_work_group();
-  for (const auto& t : tensors) l.tensor(t);
+  for (const auto& t : tensors) {
+    if (&t == tensors.end() - 1) l.tensor(t);
+    else l.input(t);
+  }
   l.value(M).value(N).local_memory(local * 8).run(static_cast<size_t>(M) * local, local);
 }
 

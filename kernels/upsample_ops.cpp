@@ -114,7 +114,7 @@ void run_upsample(const char* kernel, const UpParams& p, const Tensor& dst, cons
   const int64_t row_bytes = 8 * 4 + 4 * (dtype == at::kDouble ? 8 : 4) + 8;
   const Tensor table = at::empty({rows * row_bytes}, dst.options().dtype(at::kByte));
   Launch(device, upsample_kernel("upsample_taps")).tensor(table).value(p).run_items(rows);
-  Launch(device, upsample_kernel(kernel)).tensor(dst).tensor(src).tensor(table).value(p).run_items(dst.numel());
+  Launch(device, upsample_kernel(kernel)).tensor(dst).input(src).input(table).value(p).run_items(dst.numel());
 }
 
 void forward(const Tensor& out, const Tensor& self, Mode mode, bool align_corners,
