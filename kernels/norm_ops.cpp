@@ -8,6 +8,7 @@
 // input's dtype, or float when half / bfloat16 inputs have float parameters.
 #include <ATen/TensorIterator.h>
 #include <ATen/native/cpu/mixed_data_type.h>
+#include <ATen/native/Resize.h>
 #include <ATen/native/layer_norm.h>
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/empty.h>
@@ -131,9 +132,11 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& input, at::IntArrayR
     launch_rows("row_norm_forward", input.scalar_type(), {X, Y, mean, rstd, as(weight, acc), as(bias, acc)}, M, N,
                 eps, false);
   }
-  const auto stat = at::native::param_scalar_type(input, mixed);
+  // The statistics stay in the accumulation type (float for half /
+  // bfloat16 input), as CUDA's and the meta function for non-CPU devices give
+  // them (the CPU rounds them to the parameters' type).
   const auto shape = stat_shape(input, normalized_shape.size());
-  return {std::move(Y), mean.to(stat).view(shape), rstd.to(stat).view(shape)};
+  return {std::move(Y), mean.view(shape), rstd.view(shape)};
 }
 
 // The weight gradient of layer / RMS norm (`mean` undefined): sum over rows
@@ -261,23 +264,26 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm(const Tensor& input, const Tensor&
   if (mixed) at::native::check_mixed_data_type(input, weight, bias, running_mean, running_var);
   check_floating("batch_norm", input);
   const int64_t C = input.size(1);
-  const auto acc = acc_dtype(input.scalar_type()), stat = at::native::param_scalar_type(input, mixed);
-  Tensor save_mean, save_invstd, mean, invstd;
+  // The saved statistics are [C] in the accumulation type in both modes (in
+  // evaluation: the running mean and 1 / sqrt(running_var + eps)), as CUDA
+  // and the decomposition for non-CPU devices give them; the CPU rounds them to
+  // the parameters' type and saves [0] tensors in evaluation.
+  const auto acc = acc_dtype(input.scalar_type());
+  Tensor mean, invstd;
   if (train) {
     auto [m, m2] = batch_stats(input, running_mean, running_var, momentum);
     Tensor inv = at::empty_like(m2);
     pointwise(kInvStd, {inv}, {m2}, m2.scalar_type(), {eps, static_cast<double>(input.numel() / C)});
-    save_mean = mean = m.to(stat);
-    save_invstd = invstd = inv.to(stat);
+    mean = m.to(acc);
+    invstd = inv.to(acc);
   } else {
     TORCH_CHECK(running_mean.defined() && running_var.defined(),
                 "batch_norm: running_mean and running_var must be defined in evaluation mode");
-    save_mean = at::empty({0}, input.options().dtype(stat));
-    save_invstd = at::empty({0}, input.options().dtype(stat));
-    mean = running_mean;
+    mean = running_mean.to(acc, /*non_blocking=*/false, /*copy=*/true);
     invstd = at::empty({C}, input.options().dtype(acc));
     pointwise(kRsqrtEps, {invstd}, {running_var}, acc, {eps});
   }
+  Tensor save_mean = mean, save_invstd = invstd;
   Tensor output = at::empty_like(input, input.suggest_memory_format());
   if (input.numel() > 0) {
     Tensor scale = at::empty({C}, input.options().dtype(acc)), shift = at::empty_like(scale);
@@ -395,6 +401,42 @@ std::tuple<Tensor, Tensor, Tensor> new_batch_norm_backward(
   return batch_norm_backward(grad_out, input, weight, opt(running_mean), opt(running_var), opt(save_mean),
                              opt(save_var), update, eps, mask);
 }
+// The out= variants: the functional results written into the given tensors
+// (resized with ATen's out= rules).
+using BatchNormOutputs = std::tuple<Tensor&, Tensor&, Tensor&>;
+BatchNormOutputs write_outputs(const std::tuple<Tensor, Tensor, Tensor>& results, Tensor& out, Tensor& save_mean,
+                               Tensor& save_invstd) {
+  const Tensor* r[] = {&std::get<0>(results), &std::get<1>(results), &std::get<2>(results)};
+  Tensor* o[] = {&out, &save_mean, &save_invstd};
+  for (int i = 0; i < 3; ++i) {
+    TORCH_CHECK(c10::canCast(r[i]->scalar_type(), o[i]->scalar_type()), "result type ", r[i]->scalar_type(),
+                " can't be cast to the desired output type ", o[i]->scalar_type());
+    at::native::resize_output(*o[i], r[i]->sizes());
+    o[i]->copy_(*r[i]);
+  }
+  return {out, save_mean, save_invstd};
+}
+BatchNormOutputs native_batch_norm_out(const Tensor& input, const std::optional<Tensor>& weight,
+                                       const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean,
+                                       const std::optional<Tensor>& running_var, bool train, double momentum,
+                                       double eps, Tensor& out, Tensor& save_mean, Tensor& save_invstd) {
+  return write_outputs(torch_ocl::native_batch_norm(input, weight, bias, running_mean, running_var, train, momentum, eps), out,
+                       save_mean, save_invstd);
+}
+BatchNormOutputs batch_norm_legit_out(const Tensor& input, const std::optional<Tensor>& weight,
+                                      const std::optional<Tensor>& bias, Tensor& running_mean, Tensor& running_var,
+                                      bool train, double momentum, double eps, Tensor& out, Tensor& save_mean,
+                                      Tensor& save_invstd) {
+  return write_outputs(batch_norm_legit(input, weight, bias, running_mean, running_var, train, momentum, eps), out,
+                       save_mean, save_invstd);
+}
+BatchNormOutputs batch_norm_legit_no_stats_out(const Tensor& input, const std::optional<Tensor>& weight,
+                                               const std::optional<Tensor>& bias, bool train, double momentum,
+                                               double eps, Tensor& out, Tensor& save_mean, Tensor& save_invstd) {
+  return write_outputs(batch_norm_legit_no_stats(input, weight, bias, train, momentum, eps), out, save_mean,
+                       save_invstd);
+}
+
 // The batch's mean and (biased) variance; updates the running statistics.
 std::tuple<Tensor, Tensor> batch_norm_update_stats(const Tensor& input, const std::optional<Tensor>& running_mean,
                                                    const std::optional<Tensor>& running_var, double momentum) {
@@ -420,6 +462,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_op<&native_batch_norm_backward>(m, "native_batch_norm_backward");
   register_op<&batch_norm_legit>(m, "_native_batch_norm_legit");
   register_op<&batch_norm_legit_no_stats>(m, "_native_batch_norm_legit.no_stats");
+  register_op<&native_batch_norm_out>(m, "native_batch_norm.out");
+  register_op<&batch_norm_legit_out>(m, "_native_batch_norm_legit.out");
+  register_op<&batch_norm_legit_no_stats_out>(m, "_native_batch_norm_legit.no_stats_out");
   register_op<&batch_norm_with_update>(m, "_batch_norm_with_update");
   register_op<&batch_norm_no_update>(m, "_batch_norm_no_update");
   register_op<&new_batch_norm_backward>(m, "batch_norm_backward");

@@ -128,6 +128,10 @@ Tensor trace(const Tensor& self) {
 }
 void prod_reduce(at::TensorIterator& iter) { run_reduction(iter, complex_input(iter) ? kProdComplex : kProd); }
 void mean_reduce(at::TensorIterator& iter) {
+  // An integral out= (mean's meta takes an out= tensor's dtype): CUDA's kernel
+  // dispatches on floating and complex types only, so does this.
+  TORCH_CHECK_NOT_IMPLEMENTED(c10::isFloatingType(iter.dtype()) || c10::isComplexType(iter.dtype()),
+                              "\"mean\" not implemented for '", iter.dtype(), "'");
   run_reduction(iter, complex_input(iter) ? kMeanComplex : kMean, {static_cast<double>(iter.num_output_elements()) / static_cast<double>(iter.numel())});
 }
 void max_values_reduce(at::TensorIterator& iter) { run_reduction(iter, kMax); }

@@ -15,7 +15,8 @@ import torch.nn.functional as F
 from torch.testing import assert_close
 
 from dtype_lists import FLOATS, dname
-from torch_ocl.testing.opinfo_sweep import check_op, copy_like, op_db_by_name, op_dtypes
+from torch_ocl.testing.opinfo_sweep import (check_op, copy_like, cuda_batch_norm_stats, no_worse_than_cpu,
+                                            op_db_by_name, op_dtypes)
 
 # Forward / gradient tolerances per dtype (gradients sum over many elements).
 TOL = {
@@ -254,24 +255,44 @@ def bn_pair(cls, C, dtype=torch.float32, **kw):
     return cpu, dev
 
 
+def close_or_no_worse(got, expected, exact, tol, what):
+    """close(), or, where that fails for a half type, ocl's error against the
+    float64 run `exact` no worse than the CPU's (CUDA's saved statistics stay
+    in float32 where the CPU rounds them to the half type, so ocl's half
+    gradients are the more accurate ones)."""
+    try:
+        close(got, expected, tol, what)
+    except AssertionError:
+        rtol, atol = (dict(TOL.get(expected.dtype, {}), **(tol or {}))[k] for k in ("rtol", "atol"))
+        if exact is None or not no_worse_than_cpu(got.detach().cpu(), expected.detach(), exact.detach(), rtol, atol):
+            raise
+
+
 def run_steps(cpu, dev, shape, dtype, fmt=None, steps=3, tol=None):
+    exact = copy.deepcopy(cpu).double() if dtype in (torch.float16, torch.bfloat16) else None
     for step in range(steps):
         x = make(shape, dtype, seed=10 + step, scale=2.0, shift=1.0)
         if fmt is not None:
             x = x.contiguous(memory_format=fmt)
         xc, xd = leaf(x, "cpu"), leaf(x, "ocl")
+        xe = leaf(x.double(), "cpu") if exact is not None else None
         yc, yd = cpu(xc), dev(xd)
+        ye = exact(xe) if exact is not None else None
         close(yd, yc, tol, f"step {step} output")
         if fmt is not None:
             assert yd.is_contiguous(memory_format=fmt)
         g = make(shape, dtype, seed=20 + step)
         yc.backward(g)
         yd.backward(g.to("ocl"))
-        close(xd.grad, xc.grad, tol, f"step {step} input grad")
-        for (name, pc), pd in zip(cpu.named_parameters(), dev.parameters()):
-            close(pd.grad, pc.grad, tol, f"step {step} {name} grad")
-        for (name, bc), bd in zip(cpu.named_buffers(), dev.buffers()):
-            close(bd, bc, tol, f"step {step} {name}")
+        if exact is not None:
+            ye.backward(g.double())
+        close_or_no_worse(xd.grad, xc.grad, xe.grad if exact is not None else None, tol, f"step {step} input grad")
+        pe = list(exact.parameters()) if exact is not None else [None] * len(list(dev.parameters()))
+        for (name, pc), pd, p64 in zip(cpu.named_parameters(), dev.parameters(), pe):
+            close_or_no_worse(pd.grad, pc.grad, p64.grad if p64 is not None else None, tol, f"step {step} {name} grad")
+        be = list(exact.buffers()) if exact is not None else [None] * len(list(dev.buffers()))
+        for (name, bc), bd, b64 in zip(cpu.named_buffers(), dev.buffers(), be):
+            close_or_no_worse(bd, bc, b64, tol, f"step {step} {name}")
 
 
 BN_CASES = [(torch.nn.BatchNorm1d, (8, 3)), (torch.nn.BatchNorm1d, (4, 3, 5)),
@@ -320,8 +341,10 @@ def test_batch_norm_mixed_dtype(dtype):
     w, b, rm, rv = make(3, seed=2), make(3, seed=3), make(3, seed=4), make(3, seed=5).abs() + 0.5
     for train in (True, False):
         def fn(x, w, b):
-            return torch.native_batch_norm(x, w, b, rm.to(x.device, copy=True), rv.to(x.device, copy=True),
-                                           train, 0.1, 1e-5)
+            out = torch.native_batch_norm(x, w, b, rm.to(x.device, copy=True), rv.to(x.device, copy=True),
+                                          train, 0.1, 1e-5)
+            # the saved statistics as CUDA (and ocl) save them
+            return out if x.device.type == "ocl" else cuda_batch_norm_stats(out, x, rm, rv, 1e-5)
         check(fn, x, w, b, tol=TOL[dtype])
 
 
@@ -362,12 +385,12 @@ def test_batch_norm_entry_points():
         # _native_batch_norm_legit updates the running stats in place
         rmc, rvc, rmd, rvd = rm.clone(), rv.clone(), o(rm), o(rv)
         close(aten._native_batch_norm_legit(o(x), o(w), o(b), rmd, rvd, train, 0.2, 1e-5),
-              aten._native_batch_norm_legit(x, w, b, rmc, rvc, train, 0.2, 1e-5))
+              cuda_batch_norm_stats(aten._native_batch_norm_legit(x, w, b, rmc, rvc, train, 0.2, 1e-5), x, rmc, rvc, 1e-5))
         close((rmd, rvd), (rmc, rvc))
     close(aten._native_batch_norm_legit.no_stats(o(x), o(w), o(b), True, 0.2, 1e-5),
           aten._native_batch_norm_legit.no_stats(x, w, b, True, 0.2, 1e-5))
     close(aten._native_batch_norm_legit_no_training(o(x), o(w), o(b), o(rm), o(rv), 0.2, 1e-5),
-          aten._native_batch_norm_legit_no_training(x, w, b, rm, rv, 0.2, 1e-5))
+          cuda_batch_norm_stats(aten._native_batch_norm_legit_no_training(x, w, b, rm, rv, 0.2, 1e-5), x, rm, rv, 1e-5))
     close(aten._native_batch_norm_legit_functional(o(x), o(w), o(b), o(rm), o(rv), True, 0.2, 1e-5),
           aten._native_batch_norm_legit_functional(x, w, b, rm, rv, True, 0.2, 1e-5))
     rmc, rvc, rmd, rvd = rm.clone(), rv.clone(), o(rm), o(rv)
@@ -381,7 +404,7 @@ def test_batch_norm_entry_points():
           aten.batch_norm_backward(dy, x, w, rm, rv, expected[1], expected[2], True, 1e-5,
                                    [True, True, True], expected[3]))
     close(aten._batch_norm_no_update(o(x), o(w), o(b), o(rm), o(rv), 0.2, 1e-5)[:3],
-          aten._batch_norm_no_update(x, w, b, rm, rv, 0.2, 1e-5)[:3])
+          cuda_batch_norm_stats(aten._batch_norm_no_update(x, w, b, rm, rv, 0.2, 1e-5), x, rm, rv, 1e-5)[:3])
     rmc, rvc, rmd, rvd = rm.clone(), rv.clone(), o(rm), o(rv)
     close(aten.batch_norm_update_stats(o(x), rmd, rvd, 0.3), aten.batch_norm_update_stats(x, rmc, rvc, 0.3))
     close((rmd, rvd), (rmc, rvc))
@@ -512,3 +535,34 @@ def test_opinfo_samples_native(name):
         result = check_op(op, dtype, "ocl")  # every sample, forward and gradients
         assert result.status == "native" and result.samples > 0, (name, result.to_json())
         assert result.backward
+
+
+def test_statistics_as_cuda_gives_them():
+    # layer norm's mean / rstd in float32 for half input; batch norm saves [C]
+    # statistics in evaluation (the running mean, 1 / sqrt(var + eps))
+    x = make((2, 3, 4), torch.float16).to("ocl")
+    _, mean, rstd = torch.native_layer_norm(x, (4,), None, None, 1e-5)
+    assert mean.dtype == rstd.dtype == torch.float32 and mean.shape == (2, 3, 1)
+    close(mean, x.cpu().float().mean(-1, keepdim=True), dict(rtol=1e-5, atol=1e-5))
+    rm, rv = make(3, seed=4), make(3, seed=5).abs() + 0.5
+    _, sm, si = torch.native_batch_norm(x, None, None, rm.to("ocl"), rv.to("ocl"), False, 0.1, 1e-5)
+    close((sm, si), (rm, (rv + 1e-5).rsqrt()))
+    meta = torch.native_batch_norm(x.to("meta"), None, None, rm.to("meta"), rv.to("meta"), False, 0.1, 1e-5)
+    assert [(t.shape, t.dtype) for t in meta] == [(t.shape, t.dtype) for t in (x, sm, si)]
+
+
+def test_batch_norm_out_variants():
+    x, rm, rv = make((4, 3, 5)), make(3, seed=4), make(3, seed=5).abs() + 0.5
+    o = lambda t: t.to("ocl")
+    for train in (True, False):
+        outs = [torch.empty(0, device="ocl") for _ in range(3)]
+        torch.ops.aten.native_batch_norm.out(o(x), None, None, o(rm), o(rv), train, 0.1, 1e-5,
+                                             out=outs[0], save_mean=outs[1], save_invstd=outs[2])
+        rmc, rvc = rm.clone(), rv.clone()
+        close(outs, cuda_batch_norm_stats(torch.native_batch_norm(x, None, None, rmc, rvc, train, 0.1, 1e-5),
+                                          x, rm, rv, 1e-5))
+    bad = torch.empty(0, dtype=torch.long, device="ocl")
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
+        torch.ops.aten.native_batch_norm.out(o(x), None, None, o(rm), o(rv), True, 0.1, 1e-5,
+                                             out=bad, save_mean=torch.empty(0, device="ocl"),
+                                             save_invstd=torch.empty(0, device="ocl"))

@@ -214,3 +214,13 @@ def test_real_only_reductions_raise_on_complex_like_cpu(dtype):
         with pytest.raises(NotImplementedError, match=f"\"aminmax\" not implemented for '{c10_name}'"), \
                 torch.ocl.fallback_mode("error"):
             torch.aminmax(x.to("ocl"), **kwargs)
+
+
+def test_mean_refuses_an_integral_out():
+    # mean's meta takes the out= tensor's dtype; CUDA's kernel has no integral
+    # mean, so an unsafe float -> long out= raises instead of truncating
+    x = torch.randn(3, 4, device="ocl")
+    with pytest.raises(NotImplementedError, match="\"mean\" not implemented for 'Long'"):
+        torch.mean(x, 1, out=torch.empty(3, dtype=torch.long, device="ocl"))
+    out = torch.empty(3, dtype=torch.float64, device="ocl")
+    torch.testing.assert_close(torch.mean(x, 1, out=out).cpu(), x.cpu().double().mean(1))

@@ -68,6 +68,41 @@ UNINITIALISED_OUTPUT_OPS = {
 }
 
 
+def _acc_dtype(dtype: torch.dtype) -> torch.dtype:
+    """CUDA's accumulation type of a floating dtype (float32 for the half types)."""
+    return torch.float64 if dtype == torch.float64 else torch.float32
+
+
+def cuda_batch_norm_stats(outputs, input, running_mean, running_var, eps):
+    """The CPU's batch norm outputs with the saved mean / invstd as CUDA saves
+    them: in the accumulation type, and in evaluation the running mean and
+    1 / sqrt(running_var + eps) (the CPU saves [0] tensors)."""
+    out, mean, invstd = outputs[:3]
+    acc = _acc_dtype(input.dtype)
+    if mean.numel() == 0 and input.shape[1] != 0:
+        mean, invstd = running_mean.to(acc), (running_var.to(acc) + eps).rsqrt()
+    return (out, mean.to(acc), invstd.to(acc), *outputs[3:])
+
+
+def _saved_batch_norm_stats(sample, outputs):
+    """cuda_batch_norm_stats for an OpInfo sample (input, weight, bias,
+    running_mean, running_var, ..., eps)."""
+    return cuda_batch_norm_stats(outputs, sample.input, sample.args[2], sample.args[3], sample.args[-1])
+
+
+# Ops whose CUDA outputs differ from the CPU's in dtype or shape; ocl gives
+# CUDA's (the meta functions and decompositions for non-CPU devices agree):
+# {op name: fn(cpu sample, CPU outputs) -> the CPU's outputs in CUDA's form}.
+CUDA_OUTPUT_FORMS = {
+    # mean and rstd in the accumulation type (the CPU: the parameters' type)
+    "native_layer_norm": lambda sample, o: (o[0], o[1].to(_acc_dtype(sample.input.dtype)),
+                                            o[2].to(_acc_dtype(sample.input.dtype))),
+    "native_batch_norm": _saved_batch_norm_stats,
+    "_native_batch_norm_legit": _saved_batch_norm_stats,
+    "_batch_norm_with_update": _saved_batch_norm_stats,
+}
+
+
 # Ops with an index output that names one of several equal elements: which
 # one the CPU names depends on its unstable algorithm (std::sort,
 # nth_element), so the device's indices are accepted when they select
@@ -467,6 +502,8 @@ def check_sample(op, sample, dtype, device: str, backward: bool) -> tuple:
         cpu_rejected = True
     else:
         cpu_rejected = False
+        if op.name in CUDA_OUTPUT_FORMS:
+            expected = CUDA_OUTPUT_FORMS[op.name](pristine_cpu_sample, expected)
 
     torch.ocl.reset_fallback_stats()
     try:
