@@ -416,10 +416,12 @@ at::Tensor dot_impl(const at::Tensor& self, const at::Tensor& other, const char*
               " and ", other.numel(), " elements respectively");
   c10::DeviceGuard guard(self.device());
   const auto dtype = self.scalar_type();
+  // Neither the CPU nor CUDA has a bool dot.
+  TORCH_CHECK_NOT_IMPLEMENTED(dtype != c10::kBool, "\"", name, "\" not implemented for 'Bool'");
   if (!clblast_type(dtype)) {
     if (half_type(dtype))  // accumulate in float32
       return dot_impl(self.to(c10::kFloat), other.to(c10::kFloat), name).to(dtype);
-    return at::mul(self, other).sum(dtype);  // integers and bool: exact
+    return at::mul(self, other).sum(dtype);  // integers: exact
   }
   at::Tensor out = at::empty({}, self.options());
   if (self.numel() == 0) return out.zero_();

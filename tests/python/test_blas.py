@@ -10,6 +10,7 @@ import torch
 from torch.testing import assert_close
 
 from dtype_lists import dname
+from cpu_reference import run_both
 
 NAN = float("nan")
 
@@ -473,3 +474,9 @@ def test_addr_checks_and_results_as_cpu():
     out = torch.empty(3, 4, device="ocl")
     torch.addr(*on(m, a, b), beta=2, out=out)
     assert_close(out.cpu(), torch.addr(m, a, b, beta=2))
+
+
+def test_dot_refuses_bool_as_cpu_and_cuda():
+    a = torch.tensor([True, False, True])
+    run_both(torch.dot, a, a, same_message=True)
+    run_both(torch.dot, torch.arange(4), torch.arange(4))  # integers: exact
