@@ -13,6 +13,7 @@
 #include <ATen/ops/argmax_native.h>
 #include <ATen/ops/argmin_native.h>
 #include <ATen/ops/count_nonzero_native.h>
+#include <ATen/ops/eq.h>
 #include <ATen/ops/hash_tensor_native.h>
 #include <ATen/ops/linalg_vector_norm_native.h>
 #include <ATen/ops/max_native.h>
@@ -125,6 +126,15 @@ void nansum_reduce(at::TensorIterator& iter) { run_reduction(iter, complex_input
 Tensor trace(const Tensor& self) {
   TORCH_CHECK(self.dim() == 2, "expected a matrix");
   return self.diagonal().sum();
+}
+// equal as CUDA's cuda_equal: same sizes and every element equal (NaN is not
+// equal to itself); the answer comes back to the host (a sync, as on CUDA).
+bool equal(const Tensor& self, const Tensor& other) {
+  TORCH_CHECK(self.device() == other.device(), "Cannot compare two tensors on different devices. Got: ",
+              self.device(), " and ", other.device());
+  if (!self.is_same_size(other)) return false;
+  if (self.numel() == 0) return true;
+  return at::eq(self, other).all().item<bool>();
 }
 void prod_reduce(at::TensorIterator& iter) { run_reduction(iter, complex_input(iter) ? kProdComplex : kProd); }
 void mean_reduce(at::TensorIterator& iter) {
@@ -240,6 +250,7 @@ OCL_NATIVE_FN_C("prod", &at::native::prod)
 OCL_NATIVE_FN_C("nansum", &at::native::nansum)
 OCL_NATIVE_FN_C("nansum.out", &at::native::nansum_out)
 OCL_NATIVE_FN_C("trace", &trace)
+OCL_NATIVE_FN("equal", &equal, ::torch_ocl::takes_any)
 OCL_NATIVE_OP(structured_amax_out, "amax", nullptr, "amax.out")
 OCL_NATIVE_OP(structured_amin_out, "amin", nullptr, "amin.out")
 OCL_NATIVE_OP(structured_argmax_out, "argmax", nullptr, "argmax.out")

@@ -103,6 +103,8 @@ R fallback_call(const std::string& name, A... a) {
     return stack[0].toTensor();
   } else if constexpr (std::is_same_v<R, std::vector<at::Tensor>>) {
     return stack[0].toTensorVector();
+  } else if constexpr (std::is_same_v<R, bool>) {
+    return stack[0].toBool();
   } else if constexpr (is_tensor_tuple<R>::value) {
     // (Undefined results, e.g. of a backward's output mask, come back as None.)
     return [&]<size_t... I>(std::index_sequence<I...>) {

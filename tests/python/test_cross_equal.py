@@ -1,0 +1,44 @@
+"""linalg.cross (ATen's structured op over ocl's cross kernel) and
+torch.equal (as CUDA's: eq, all, one sync), native, against the CPU."""
+
+import pytest
+import torch
+
+from cpu_reference import run_both
+
+pytestmark = pytest.mark.usefixtures("strict")
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.complex64, torch.bool])
+def test_cross_broadcast_and_dims(dtype):
+    g = torch.Generator().manual_seed(0)
+    a = (torch.randn(4, 3, 5, generator=g) * 4).to(dtype)
+    b = (torch.randn(1, 3, 5, generator=g) * 4).to(dtype)
+    run_both(lambda a, b: torch.linalg.cross(a, b, dim=1), a, b, same_message=True)
+    run_both(lambda a, b: torch.cross(a, b, dim=-2), a.transpose(0, 2), b.transpose(0, 2), same_message=True)
+
+
+def test_cross_gradients_and_errors():
+    g = torch.Generator().manual_seed(1)
+    a, b = torch.randn(2, 3, generator=g), torch.randn(2, 3, generator=g)
+
+    def grads(a, b):
+        a, b = a.clone().requires_grad_(), b.clone().requires_grad_()
+        torch.linalg.cross(a, b).pow(2).sum().backward()
+        return a.grad, b.grad
+
+    run_both(grads, a, b)
+    run_both(lambda a, b: torch.linalg.cross(a, b), torch.randn(2, 4), torch.randn(2, 4), same_message=True)
+    run_both(lambda a: torch.linalg.cross(a, a[:, [1, 2, 0]], out=a), a.clone(), same_message=True)  # overlap
+
+
+@pytest.mark.parametrize("case", ["same", "different", "nan", "shape", "empty", "promoted", "strided"])
+def test_equal(case):
+    x = torch.arange(6.0).view(2, 3)
+    y = {"same": x.clone(), "different": x + (torch.arange(6).view(2, 3) == 4), "nan": x, "shape": x.view(3, 2),
+         "empty": x[:0], "promoted": x.long(), "strided": x.t().contiguous().t()}[case]
+    if case == "nan":
+        x = y = torch.tensor([1.0, float("nan")])
+    if case == "empty":
+        x = x[:0]
+    run_both(torch.equal, x, y)
