@@ -24,7 +24,10 @@ void unfold_backward_kernel(at::Tensor& grad_in, const at::Tensor& grad, int64_t
     at::Tensor positions = grad_in.dim() == 0
                                ? grad_in
                                : grad_in.narrow(dim, k, (windows - 1) * step + 1).slice(dim, 0, c10::nullopt, step);
-    positions.add_(grad.select(-1, k).view(positions.sizes()));
+    // (grad broadcasts to grad_in, as the CPU's TensorIterator lets it: istft's
+    // reference passes a window expanded over one batch row.)
+    const at::Tensor window_k = grad.select(-1, k);
+    positions.add_(grad_in.dim() == 0 ? window_k.view({}) : window_k);
   }
 }
 

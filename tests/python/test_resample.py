@@ -359,6 +359,15 @@ def test_tensor_unfold_backward(strict, case):
     compare(lambda t: t.unfold(dim, size, step), x)
 
 
+def test_unfold_backward_broadcasts_grad(strict):
+    # istft's reference passes its squared window expanded over one batch row
+    # for a [batch, length] input; the CPU's kernel broadcasts it
+    w, g = torch.rand(10, dtype=torch.float64), torch.rand(1, 6, 10, dtype=torch.float64)
+    for t in (lambda d: w.to(d).pow(2).expand(1, 6, 10), lambda d: g.to(d)):
+        got = torch.ops.aten.unfold_backward(t("ocl"), [10, 20], 1, 10, 2)
+        torch.testing.assert_close(got.cpu(), torch.ops.aten.unfold_backward(t("cpu"), [10, 20], 1, 10, 2))
+
+
 def test_shuffles(strict):
     x = torch.randn(2, 8, 3, 4, dtype=torch.float64)
     compare(lambda t: F.channel_shuffle(t, 4), x)
