@@ -26,6 +26,7 @@
 #include <clblast.h>
 
 #include <cstdio>
+#include <cstring>
 
 #include "backend/device_profile.h"
 #include "kernels/register_op.h"
@@ -404,7 +405,8 @@ at::Tensor& addbmm_(at::Tensor& self, const at::Tensor& batch1, const at::Tensor
   return self;
 }
 
-// dot / vdot of real vectors (vdot conjugates its first argument: the same for reals).
+// dot / vdot of vectors without conjugate bits (vdot conjugates its first
+// argument: the same for reals).
 at::Tensor dot_impl(const at::Tensor& self, const at::Tensor& other, const char* name) {
   TORCH_CHECK(self.dim() == 1 && other.dim() == 1, "1D tensors expected, but got ", self.dim(), "D and ",
               other.dim(), "D tensors");
@@ -421,7 +423,8 @@ at::Tensor dot_impl(const at::Tensor& self, const at::Tensor& other, const char*
   if (!clblast_type(dtype)) {
     if (half_type(dtype))  // accumulate in float32
       return dot_impl(self.to(c10::kFloat), other.to(c10::kFloat), name).to(dtype);
-    return at::mul(self, other).sum(dtype);  // integers: exact
+    if (self.is_complex() && std::strcmp(name, "vdot") == 0) return at::mul(self.conj_physical(), other).sum();
+    return at::mul(self, other).sum(dtype);  // integers: exact; complex: the reduction engine's sum
   }
   at::Tensor out = at::empty({}, self.options());
   if (self.numel() == 0) return out.zero_();
@@ -442,10 +445,22 @@ at::Tensor dot_impl(const at::Tensor& self, const at::Tensor& other, const char*
   return out;
 }
 
-at::Tensor dot(const at::Tensor& self, const at::Tensor& other) {
+// Conjugate bits resolved as ATen's CPU and CUDA dot / vdot do (a result may
+// come back with its conjugate bit set, as theirs).
+at::Tensor vdot_entry(const at::Tensor& self, const at::Tensor& other);
+at::Tensor dot_entry(const at::Tensor& self, const at::Tensor& other) {
+  if (self.is_complex()) {
+    if (self.is_conj())
+      return other.is_conj() ? dot_entry(self.conj(), other.conj()).conj() : vdot_entry(self.conj(), other);
+    if (other.is_conj()) return vdot_entry(other.conj(), self);
+  }
   return dot_impl(self, other, "dot");
 }
-at::Tensor vdot(const at::Tensor& self, const at::Tensor& other) {
+at::Tensor vdot_entry(const at::Tensor& self, const at::Tensor& other) {
+  if (self.is_complex()) {
+    if (self.is_conj()) return other.is_conj() ? vdot_entry(other.conj(), self.conj()) : dot_entry(self.conj(), other);
+    if (other.is_conj()) return dot_entry(self, other.conj()).conj();
+  }
   return dot_impl(self, other, "vdot");
 }
 
@@ -498,8 +513,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_op<&addbmm, gemm_native>(m, "addbmm");
   register_op<&addbmm_, gemm_native>(m, "addbmm_");
   register_op<&addbmm_out, gemm_native>(m, "addbmm.out");
-  register_op<&dot>(m, "dot");
-  register_op<&vdot>(m, "vdot");
+  register_op<&dot_entry, takes_complex>(m, "dot");
+  register_op<&vdot_entry, takes_complex>(m, "vdot");
   register_op<&addr, takes_complex>(m, "addr");  // (complex through outer and add)
 }
 

@@ -480,3 +480,20 @@ def test_dot_refuses_bool_as_cpu_and_cuda():
     a = torch.tensor([True, False, True])
     run_both(torch.dot, a, a, same_message=True)
     run_both(torch.dot, torch.arange(4), torch.arange(4))  # integers: exact
+
+
+@pytest.mark.parametrize("conj", ["none", "self", "other", "both"])
+@pytest.mark.parametrize("fn", [torch.dot, torch.vdot], ids=["dot", "vdot"])
+def test_complex_dot_vdot_conjugate_bits(strict, fn, conj):
+    # native complex dot / vdot; conjugate views resolved as the CPU does
+    # (a result may keep its conjugate bit, as the CPU's and CUDA's)
+    g = torch.Generator().manual_seed(3)
+    a, b = (torch.randn(7, dtype=torch.complex64, generator=g) for _ in range(2))
+    view = lambda t, on: t.conj() if on else t
+
+    def call(a, b):
+        return fn(view(a, conj in ("self", "both")), view(b, conj in ("other", "both")))
+
+    got, expected = call(a.to("ocl"), b.to("ocl")), call(a, b)
+    assert got.is_conj() == expected.is_conj()
+    assert_close(got.cpu(), expected, rtol=1e-5, atol=1e-5)
