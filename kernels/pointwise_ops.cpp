@@ -11,6 +11,7 @@
 #include <ATen/native/Gelu.h>
 #include <ATen/native/Resize.h>
 #include <ATen/native/Lerp.h>
+#include <ATen/native/Normalization.h>
 #include <ATen/native/PointwiseOps.h>
 #include <ATen/native/Pow.h>
 #include <ATen/native/TensorCompare.h>
@@ -116,6 +117,7 @@
 #include <ATen/ops/reciprocal_native.h>
 #include <ATen/ops/relu_native.h>
 #include <ATen/ops/remainder_native.h>
+#include <ATen/ops/renorm_native.h>
 #include <ATen/ops/round_native.h>
 #include <ATen/ops/rsqrt_native.h>
 #include <ATen/ops/sgn_native.h>
@@ -254,12 +256,22 @@ void logit_backward_kernel(at::TensorIteratorBase& iter, const Scalar& eps) {
   const auto [lo, hi] = logit_bounds(iter.common_dtype(), eps);
   run_pointwise(iter, k_logit_backward, {lo, hi});
 }
+// renorm's factor per slice (ATen's structured renorm_out takes the norms
+// and multiplies), as the CPU's and CUDA's kernels: maxnorm / (norm + 1e-7)
+// where the norm exceeds maxnorm, else 1.
+constexpr PointwiseOp k_renorm_scale{.name = "renorm_scale", .expr = "a > p0 ? p0 / (a + (T)1e-7) : (T)1",
+                                     .ninputs = 1, .dtypes = kFloating, .params = "T"};
+void renorm_scale_kernel(at::TensorIteratorBase& iter, double maxnorm) {
+  run_pointwise(iter, k_renorm_scale, {maxnorm});
+}
 }  // namespace
 namespace at::native {
+REGISTER_PRIVATEUSE1_DISPATCH(renorm_scale_factor_stub, &renorm_scale_kernel)
 REGISTER_PRIVATEUSE1_DISPATCH(logit_stub, &logit_kernel)
 REGISTER_PRIVATEUSE1_DISPATCH(logit_backward_stub, &logit_backward_kernel)
 }  // namespace at::native
 OCL_NATIVE_FN("logit", &at::native::logit)
+OCL_NATIVE_OP(structured_renorm_out, "renorm", "renorm_", "renorm.out")
 OCL_NATIVE_FN("logit_", &at::native::logit_)
 OCL_NATIVE_FN("logit.out", &at::native::logit_out)
 OCL_POINTWISE_STUB(frexp, frexp_stub, .expr = "pw_frexp_mantissa(a)", .dtypes = kFloating,

@@ -1,5 +1,6 @@
-"""linalg.cross (ATen's structured op over ocl's cross kernel) and
-torch.equal (as CUDA's: eq, all, one sync), native, against the CPU."""
+"""Small vector ops, native, against the CPU: linalg.cross (ATen's structured
+op over ocl's cross kernel), torch.equal (as CUDA's: eq, all, one sync) and
+renorm (ATen's structured op over ocl's scale-factor kernel)."""
 
 import pytest
 import torch
@@ -42,3 +43,19 @@ def test_equal(case):
     if case == "empty":
         x = x[:0]
     run_both(torch.equal, x, y)
+
+
+@pytest.mark.parametrize("p,dim,maxnorm", [(2, 0, 1.0), (1, 1, 2.0), (float("inf"), 2, 0.5), (3, -1, 100.0)])
+def test_renorm(p, dim, maxnorm):
+    g = torch.Generator().manual_seed(2)
+    x = torch.randn(4, 5, 3, generator=g) * 3
+
+    def forward_backward(x):
+        x = x.clone().requires_grad_()
+        y = torch.renorm(x, p, dim, maxnorm)
+        y.pow(2).sum().backward()
+        return y, x.grad
+
+    run_both(forward_backward, x)
+    run_both(lambda x: x.clone().renorm_(p, dim, maxnorm), x.transpose(0, 2))
+    run_both(lambda x: torch.renorm(x, p, dim, maxnorm), x.long(), same_message=True)  # integers refused
