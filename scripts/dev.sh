@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
-DEBS="pocl-opencl-icd ocl-icd-opencl-dev opencl-headers libclblast-dev libgtest-dev cmake ninja-build g++ clinfo oclgrind"
+DEBS="pocl-opencl-icd ocl-icd-opencl-dev opencl-headers libclblast-dev libvkfft-dev libgtest-dev cmake ninja-build g++ clinfo oclgrind"
 TORCH_VERSION=2.13.0
 TRANSFORMERS_VERSION=5.24.0
 

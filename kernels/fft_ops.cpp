@@ -1,0 +1,198 @@
+// FFT on ocl through VkFFT (MIT, header-only, OpenCL backend): ATen's three
+// FFT primitives, _fft_c2c / _fft_r2c / _fft_c2r, which every torch.fft.*
+// function, stft and istft reach after ATen's own shape, norm and dim logic.
+//
+// Each transformed dim is one batched in-place 1-D VkFFT pass over a
+// contiguous complex copy with that dim last (separable transforms:
+// the order of the dims does not matter). r2c transforms the real input
+// as complex and keeps the first n/2 + 1 outputs of its last dim; c2r
+// rebuilds the Hermitian half it was given into the full spectrum, runs the
+// inverse and keeps the real part (the imaginary parts of the zero and Nyquist
+// bins drop out, as in pocketfft's and cuFFT's c2r). The norm is a final
+// native multiply. Plans are cached per (device, length, batch, precision);
+// VkFFT picks Bluestein for lengths with large prime factors.
+#define VKFFT_BACKEND 3
+#include <vkFFT.h>
+
+#include <ATen/native/SpectralOpsUtils.h>
+#include <ATen/ops/cat.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/view_as_real.h>
+#include <ATen/native/Resize.h>
+#include <torch/library.h>
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+
+#include "backend/device_ptr.h"
+#include "backend/runtime.h"
+#include "kernels/register_op.h"
+
+namespace torch_ocl {
+namespace {
+
+using at::Tensor;
+
+// float32 / float64 and their complex types; half types go to the counted
+// fallback (the CPU has no half FFT either, so it raises there).
+bool fft_native(c10::ScalarType t) {
+  return (t == at::kFloat || t == at::kDouble || t == at::kComplexFloat || t == at::kComplexDouble) &&
+         has_data_kernels(t);
+}
+
+struct Plan {
+  VkFFTApplication app{};
+  std::mutex mutex;  // VkFFTAppend sets the plan's kernel arguments
+  ~Plan() { deleteVkFFT(&app); }
+};
+
+void check_vkfft(VkFFTResult r, const char* call) {
+  TORCH_CHECK(r == VKFFT_SUCCESS, "torch_ocl: VkFFT ", call, " failed with VkFFTResult ", static_cast<int>(r));
+}
+
+// The plan of `batch` in-place transforms of length n, made on first use.
+Plan& plan_for(c10::DeviceIndex device, int64_t n, int64_t batch, bool fp64) {
+  static std::mutex mutex;
+  static auto* plans = new std::map<std::tuple<int, int64_t, int64_t, bool>, std::unique_ptr<Plan>>();  // leaked
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& slot = (*plans)[{device, n, batch, fp64}];
+  if (!slot) {
+    const DeviceInfo& info = device_info(device);
+    cl_device_id id = info.id;
+    cl_context context = info.context;
+    cl_platform_id platform = info.platform;
+    uint64_t bytes = static_cast<uint64_t>(n * batch) * (fp64 ? 16 : 8);
+    VkFFTConfiguration config{};
+    config.FFTdim = 1;
+    config.size[0] = static_cast<uint64_t>(n);
+    config.size[1] = config.size[2] = 1;
+    config.numberBatches = static_cast<uint64_t>(batch);
+    config.doublePrecision = fp64 ? 1 : 0;
+    config.platform = &platform;
+    config.device = &id;
+    config.context = &context;
+    config.bufferSize = &bytes;
+    config.specifyOffsetsAtLaunch = 1;  // the tensor's offset in its allocator segment, per launch
+    auto plan = std::make_unique<Plan>();
+    check_vkfft(initializeVkFFT(&plan->app, config), "initializeVkFFT");
+    slot = std::move(plan);
+  }
+  return *slot;
+}
+
+// In place: the 1-D DFT along the last dim of a contiguous complex tensor
+// (forward: exp(-2 pi i jk / n)); unnormalised.
+void dft_last_dim(const Tensor& t, bool forward) {
+  const int64_t n = t.size(-1);
+  if (t.numel() == 0 || n == 1) return;
+  TORCH_INTERNAL_ASSERT(t.is_contiguous() && t.is_complex());
+  const auto device = t.device().index();
+  Plan& plan = plan_for(device, n, t.numel() / n, t.scalar_type() == at::kComplexDouble);
+  const DeviceBuffer b = resolve_device_ptr(t.mutable_data_ptr());
+  cl_mem buffer = b.buffer;
+  cl_command_queue queue = stream_queue(current_stream(device));
+  std::lock_guard<std::mutex> lock(plan.mutex);
+  VkFFTLaunchParams launch{};
+  launch.commandQueue = &queue;
+  launch.buffer = &buffer;
+  launch.bufferOffset = b.offset;
+  check_vkfft(VkFFTAppend(&plan.app, forward ? -1 : 1, &launch), "VkFFTAppend");
+}
+
+// `x` (complex) transformed along each of `dims`: a new contiguous tensor in
+// x's dim order (x itself for no dims).
+Tensor dft(const Tensor& x, at::IntArrayRef dims, bool forward) {
+  Tensor y = x;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const Tensor moved = y.movedim(dims[i], -1);
+    // The first pass copies (never transform the input); later ones own y.
+    Tensor last = i == 0 ? moved.clone(at::MemoryFormat::Contiguous) : moved.contiguous();
+    dft_last_dim(last, forward);
+    y = last.movedim(-1, dims[i]);
+  }
+  return y;
+}
+
+// 1, 1/sqrt(n) or 1/n for ATen's fft_norm_mode over the signal sizes `n`.
+double norm_scale(int64_t normalization, at::IntArrayRef sizes, at::IntArrayRef dims) {
+  const auto mode = static_cast<at::native::fft_norm_mode>(normalization);
+  if (mode == at::native::fft_norm_mode::none) return 1.0;
+  double n = 1;
+  for (int64_t d : dims) n *= static_cast<double>(sizes[d]);
+  return mode == at::native::fft_norm_mode::by_root_n ? 1.0 / std::sqrt(n) : 1.0 / n;
+}
+
+// The result, scaled, as a tensor of its own: the primitives' schemas return
+// new tensors, so the permuted / narrowed views of the local work tensor are
+// handed out as plain tensors over its storage (no view of anything the
+// caller holds), as ATen's CPU and CUDA kernels return them.
+Tensor result_of(const Tensor& y, double scale) {
+  Tensor r = at::empty({0}, y.options()).set_(y.storage(), y.storage_offset(), y.sizes(), y.strides());
+  return scale == 1.0 ? r : r.mul_(scale);
+}
+
+Tensor fft_c2c(const Tensor& self, at::IntArrayRef dim, int64_t normalization, bool forward) {
+  TORCH_CHECK(self.is_complex(), "_fft_c2c expects a complex input tensor, but got ", self.scalar_type());
+  c10::DeviceGuard guard(self.device());
+  if (dim.empty()) return self.clone();
+  return result_of(dft(self, dim, forward), norm_scale(normalization, self.sizes(), dim));
+}
+
+Tensor fft_r2c(const Tensor& self, at::IntArrayRef dim, int64_t normalization, bool onesided) {
+  TORCH_CHECK(self.is_floating_point(), "_fft_r2c expects a floating point input tensor, but got ",
+              self.scalar_type());
+  c10::DeviceGuard guard(self.device());
+  const int64_t last = dim.back();
+  Tensor y = dft(self.to(c10::toComplexType(self.scalar_type())), dim.slice(dim.size() - 1), true);
+  if (onesided) y = y.narrow(last, 0, self.size(last) / 2 + 1);
+  y = dft(y, dim.slice(0, dim.size() - 1), true);
+  return result_of(y, norm_scale(normalization, self.sizes(), dim));
+}
+
+Tensor fft_c2r(const Tensor& self, at::IntArrayRef dim, int64_t normalization, int64_t last_dim_size) {
+  TORCH_CHECK(self.is_complex(), "_fft_c2r expects a complex input tensor, but got ", self.scalar_type());
+  TORCH_CHECK(last_dim_size >= 1, "Invalid number of data points (", last_dim_size, ") specified");
+  c10::DeviceGuard guard(self.device());
+  const int64_t last = dim.back(), n = last_dim_size, half = n / 2 + 1;
+  Tensor x = dft(self, dim.slice(0, dim.size() - 1), false);
+  // The full spectrum of a real signal: X[n - k] = conj(X[k]).
+  const Tensor front = x.narrow(last, 0, std::min<int64_t>(half, x.size(last)));
+  const Tensor mirror = x.narrow(last, 1, n - half).flip(last).conj();
+  Tensor full = at::cat({front, mirror}, last);
+  Tensor y = at::view_as_real(dft(full, {last}, false)).select(-1, 0).contiguous();
+  std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().end());
+  sizes[last] = n;
+  return result_of(y, norm_scale(normalization, sizes, dim));
+}
+
+// The out= variants: the result written into `out` (resized by ATen's rules).
+Tensor& write_out(const Tensor& result, Tensor& out) {
+  at::native::resize_output(out, result.sizes());
+  return out.copy_(result);
+}
+Tensor& fft_c2c_out(const Tensor& self, at::IntArrayRef dim, int64_t normalization, bool forward, Tensor& out) {
+  return write_out(fft_c2c(self, dim, normalization, forward), out);
+}
+Tensor& fft_r2c_out(const Tensor& self, at::IntArrayRef dim, int64_t normalization, bool onesided, Tensor& out) {
+  return write_out(fft_r2c(self, dim, normalization, onesided), out);
+}
+Tensor& fft_c2r_out(const Tensor& self, at::IntArrayRef dim, int64_t normalization, int64_t last_dim_size,
+                    Tensor& out) {
+  return write_out(fft_c2r(self, dim, normalization, last_dim_size), out);
+}
+
+}  // namespace
+}  // namespace torch_ocl
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  using namespace torch_ocl;
+  register_op<&fft_c2c, fft_native>(m, "_fft_c2c");
+  register_op<&fft_c2c_out, fft_native>(m, "_fft_c2c.out");
+  register_op<&fft_r2c, fft_native>(m, "_fft_r2c");
+  register_op<&fft_r2c_out, fft_native>(m, "_fft_r2c.out");
+  register_op<&fft_c2r, fft_native>(m, "_fft_c2r");
+  register_op<&fft_c2r_out, fft_native>(m, "_fft_c2r.out");
+}
