@@ -38,6 +38,7 @@ LIBDIR=$PREFIX/usr/lib/x86_64-linux-gnu
 CLBLAST_CMAKE=$LIBDIR/cmake/CLBlast
 [ -f "$LIBDIR/libOpenCL.so.1" ] || die "ocl-icd-libopencl1 missing from $DEBS_DIR"
 [ -f "$CLBLAST_CMAKE/CLBlastConfig.cmake" ] || die "libclblast-dev missing from $DEBS_DIR"
+[ -f "$PREFIX/usr/include/vkFFT.h" ] || die "libvkfft-dev missing from $DEBS_DIR"
 # Debian's CLBlast config names /usr/lib/.../libOpenCL.so and /usr/include
 # absolutely; point them into the prefix.
 sed -i "s|\"/usr/lib/x86_64-linux-gnu/libOpenCL.so\"|\"$LIBDIR/libOpenCL.so\"|" \
