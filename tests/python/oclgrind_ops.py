@@ -90,6 +90,9 @@ CASES = {
     # BLAS (CLBlast)
     "mm_bmm_addmm": lambda: check(lambda a, b, c: (a @ b, torch.bmm(c, c.transpose(1, 2)), torch.addmm(a[:, :1], a, b)),
                                   r(6, 7), r(7, 5), r(2, 3, 4)),
+    # FFT (VkFFT's generated kernels; 17: Bluestein)
+    "fft_rfft_irfft": lambda: check(lambda a, b: (torch.view_as_real(torch.fft.rfft(a)), torch.fft.irfft(torch.fft.fft(b), n=17)),
+                                    r(3, 12), r(2, 17)),
     # sort / select / scans
     "sort_topk": lambda: check(lambda a: (torch.sort(a, 1)[0], torch.topk(a, 3).values), r(4, 37)),
     "cumsum_cumprod": lambda: check(lambda a: (torch.cumsum(a, 1), torch.cumprod(a, 0)), r(5, 40)),
