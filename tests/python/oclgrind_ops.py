@@ -93,6 +93,7 @@ CASES = {
     # FFT (VkFFT's generated kernels; 17: Bluestein)
     "fft_rfft_irfft": lambda: check(lambda a, b: (torch.view_as_real(torch.fft.rfft(a)), torch.fft.irfft(torch.fft.fft(b), n=17)),
                                     r(3, 12), r(2, 17)),
+    "cdist_pdist": lambda: check(lambda a, b: (torch.cdist(a, b, p=1.5), torch.pdist(a)), r(5, 3), r(4, 3)),
     # sort / select / scans
     "sort_topk": lambda: check(lambda a: (torch.sort(a, 1)[0], torch.topk(a, 3).values), r(4, 37)),
     "cumsum_cumprod": lambda: check(lambda a: (torch.cumsum(a, 1), torch.cumprod(a, 0)), r(5, 40)),

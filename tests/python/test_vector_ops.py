@@ -59,3 +59,36 @@ def test_renorm(p, dim, maxnorm):
     run_both(forward_backward, x)
     run_both(lambda x: x.clone().renorm_(p, dim, maxnorm), x.transpose(0, 2))
     run_both(lambda x: torch.renorm(x, p, dim, maxnorm), x.long(), same_message=True)  # integers refused
+
+
+def distance_grads(fn):
+    def run(*xs):
+        xs = [x.clone().requires_grad_() for x in xs]
+        y = fn(*xs)
+        y.pow(2).sum().backward()
+        return (y, *[x.grad for x in xs])
+    return run
+
+
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, float("inf")])
+def test_cdist_pdist(p):
+    # ATen's _cdist_* / _pdist_* over ocl's kernels (kernels/distance.cl); p = 2
+    # with more than 25 rows takes ATen's matrix-product path
+    g = torch.Generator().manual_seed(4)
+    a, b = torch.randn(3, 1, 5, 4, generator=g), torch.randn(2, 6, 4, generator=g)
+    tol = dict(rtol=1e-4, atol=1e-3 if p < 1 else 1e-4)  # p < 1 amplifies rounding (|d|^(p-1))
+    run_both(distance_grads(lambda a, b: torch.cdist(a, b, p=p, compute_mode="donot_use_mm_for_euclid_dist")),
+             a, b, **tol)
+    run_both(distance_grads(lambda a, b: torch.cdist(a, b, p=p)), torch.randn(30, 4, generator=g),
+             torch.randn(27, 4, generator=g), **tol)
+    run_both(distance_grads(lambda a: torch.pdist(a, p=p)), torch.randn(6, 3, generator=g).double(),
+             rtol=1e-10, atol=1e-10)
+
+
+def test_distance_edge_cases():
+    run_both(lambda a, b: torch.cdist(a, b), torch.randn(2, 0, 3), torch.randn(2, 4, 3))  # no rows
+    run_both(lambda a, b: torch.cdist(a, b, p=1), torch.randn(2, 3, 0), torch.randn(2, 4, 0))  # no columns
+    run_both(lambda a: torch.pdist(a), torch.randn(1, 3))  # no pairs
+    run_both(lambda a, b: torch.cdist(a, b), torch.randn(3, 4).long(), torch.randn(3, 4).long(), same_message=True)
+    run_both(lambda a, b: torch.cdist(a, b), torch.randn(3, 4).half(), torch.randn(3, 4).half(), same_message=True)
+    run_both(lambda a: torch.pdist(a), torch.randn(3, 4).bfloat16(), same_message=True)
