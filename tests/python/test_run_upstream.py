@@ -201,3 +201,25 @@ def test_rerun_failed_updates_only_the_failed_tests(run_python, tmp_path):
     proc = run_python(None, args=run + ["--rerun-failed"], env={"TORCH_OCL_UPSTREAM_DISABLED": str(listing)},
                       timeout=600)
     assert "ocl tests: 3 passed, 0 failed, 1 skipped" in proc.stdout, proc.stdout
+
+
+def test_rerun_failed_of_a_shard_reruns_its_failures(run_python, tmp_path):
+    # the shard is taken from the whole collection before the rerun's list
+    # (re-sharding the list would drop most of a shard's failures)
+    import json
+    path = tmp_path / "test_recording.py"
+    path.write_text(RECORDING)
+    results = tmp_path / "results"
+    listing = tmp_path / "disabled.yaml"
+    listing.write_text('test_recording.py:\n  "test_known_to_fail (TestRecording)": now disabled\n')
+    for shard in ("0/4", "1/4", "2/4", "3/4"):  # one test each
+        run = ["-m", "torch_ocl.testing.run_upstream", str(path), "--results-dir", str(results), "--shard", shard]
+        run_python(None, args=run, timeout=600)
+        summary_file = results / f"test_recording.py.shard{shard.replace('/', 'of')}.summary.json"
+        if json.loads(summary_file.read_text())["counts"]["failed"] == 0:
+            continue
+        proc = run_python(None, args=run + ["--rerun-failed"], env={"TORCH_OCL_UPSTREAM_DISABLED": str(listing)},
+                          timeout=600)
+        assert json.loads(summary_file.read_text())["counts"]["failed"] == 0, proc.stdout
+        return
+    raise AssertionError("no shard had the failing test")

@@ -103,9 +103,9 @@ def _keep_only_listed(config, items):
     items[:] = [item for item in items if item.nodeid in wanted]
 
 
-def pytest_collection_modifyitems(session, config, items):
-    _disable_by_pattern(items)
-    _keep_only_listed(config, items)
+def _keep_shard(config, items):
+    """TORCH_OCL_SHARD=i/n: the tests whose position in the sorted collection
+    is i modulo n."""
     shard = os.environ.get("TORCH_OCL_SHARD")
     if not shard:
         return
@@ -118,6 +118,14 @@ def pytest_collection_modifyitems(session, config, items):
     if dropped:
         config.hook.pytest_deselected(items=dropped)
     items[:] = keep
+
+
+def pytest_collection_modifyitems(session, config, items):
+    _disable_by_pattern(items)
+    # The shard first (positions in the whole collection), then a rerun's list:
+    # a shard's rerun (--rerun-failed --shard i/n) runs all of its failures.
+    _keep_shard(config, items)
+    _keep_only_listed(config, items)
 
 
 def pytest_collectreport(report):
