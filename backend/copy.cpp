@@ -158,7 +158,7 @@ void copy_device_to_device(const at::Tensor& dst, const at::Tensor& src) {
   if (dst.scalar_type() == src.scalar_type() && dense(dst) && dense(src) &&
       dst.sizes() == src.sizes() && dst.strides() == src.strides()) {
     if (dst.const_data_ptr() == src.const_data_ptr()) return;
-    if (device_profile(device).kernel_copy) {  // CPU devices: a kernel copy is faster (bench/README.md)
+    if (device_profile(device).kernel_copy) {  // CPU devices: a kernel copy is faster (bench/HISTORY.md)
       const c10::ScalarType bits = bits_dtype(dst.scalar_type());
       Launch(device, source_kernel(device, "copy", "copy_dense", kernel_variant({static_cast<int>(bits)}),
                                    [&] { return dtype_preamble(bits) + dtype_preamble(bits, "SRC_"); }))

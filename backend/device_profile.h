@@ -19,7 +19,7 @@ namespace torch_ocl {
 struct DeviceProfile {
   bool gpu = false;  // the class; "gpu" or "cpu" (name())
   // Elements per work item of the contiguous pointwise kernel (CPU: a block
-  // the compiler unrolls and vectorises, bench/README.md).
+  // the compiler unrolls and vectorises, bench/HISTORY.md).
   int pointwise_block = 1;
   // Elements per work item of the other contiguous kernels.
   int contiguous_block = 1;

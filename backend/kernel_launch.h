@@ -139,14 +139,14 @@ KernelCacheStats kernel_cache_stats();
 
 // Elements per work item of kernels over contiguous data: CPU devices (PoCL)
 // vectorise an item's loop over a block of consecutive elements (8 measured
-// 1.5-2.5x the bandwidth of 1 for pointwise ops, bench/README.md); GPUs keep
+// 1.5-2.5x the bandwidth of 1 for pointwise ops, bench/HISTORY.md); GPUs keep
 // one element per item so neighbouring items touch neighbouring memory.
 int contiguous_block(c10::DeviceIndex device);
 // Whether the generated kernels have a second entry point taking one buffer
 // for all their tensors (the `_1` kernels), launched when the tensors share a
 // cl_mem (small tensors come from the allocator's 2 MiB segments). True on
 // CPU devices: PoCL copies every argument and tracks every buffer argument
-// per launch, ~1 290 instructions a buffer (bench/README.md), so a binary
+// per launch, ~1 290 instructions a buffer (bench/HISTORY.md), so a binary
 // op's enqueue is a third cheaper. GPU drivers pass arguments cheaply and
 // compile every kernel of a program eagerly, so they do without.
 bool one_buffer_variants(c10::DeviceIndex device);

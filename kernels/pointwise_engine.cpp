@@ -33,7 +33,7 @@ constexpr int kMaxPwParams = 5;
 // 16-byte slot per value: the CPU scalar operands in operand order, then the
 // op's parameters. PoCL copies every kernel argument into a block of its own
 // and tracks every buffer argument per launch (~760 and ~1 290 instructions:
-// bench/README.md), so values travel in the head, not as arguments.
+// bench/HISTORY.md), so values travel in the head, not as arguments.
 struct PwHeadLayout {
   size_t values;  // byte offset of the first value slot
   size_t size;
@@ -70,7 +70,7 @@ const char* param_type(char kind, c10::ScalarType compute) {
 
 // Elements per work item of the contiguous kernel: on CPU devices a block of
 // 16 (one 64-byte line of float32) in a constant-count loop the compiler
-// unrolls and vectorises (bench/README.md: 1M add 23-25 GB/s with 8 elements
+// unrolls and vectorises (bench/HISTORY.md: 1M add 23-25 GB/s with 8 elements
 // in a loop bounded by n, 80-90 GB/s so); GPUs keep one element per item.
 int pointwise_block(c10::DeviceIndex device) { return device_profile(device).pointwise_block; }
 

@@ -292,7 +292,7 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
   // CPU devices: results along a contiguous kept dim at least kWideLanes wide,
   // whose partial row stays in cache, over more than a few reduced rows: row
   // by row (sum over dim 0 of 4096 x 4096 float32: 0.22 -> 0.9 of the best
-  // copy kernel, bench/README.md).
+  // copy kernel, bench/HISTORY.md).
   const size_t acc = acct.bytes;
   if (mode == Mode::Lanes && ix.kept_sizes[0] >= kWideLanes && red_numel >= 16 &&
       ix.kept_sizes[0] * static_cast<int64_t>(acc) <= 64 * 1024)
@@ -342,7 +342,7 @@ void run_reduction(at::TensorIteratorBase& iter, const ReduceOp& op, std::initia
   // CPU devices run a group's items one after another, so there an item folds
   // a whole chunk in order (LANES at a time, Mode::Chunks) and G gives each
   // compute unit a few chunks (16M float32 sum: 0.58 -> 0.8-0.96 of the best
-  // copy kernel, bench/README.md); GPUs stride 256 items over 64 x 256-element chunks.
+  // copy kernel, bench/HISTORY.md); GPUs stride 256 items over 64 x 256-element chunks.
   const bool cpu = lanes > 1;
   size_t local = 1;  // GPUs: the group size of reduce_groups, which sets G
   if (!cpu) local = [&] {
