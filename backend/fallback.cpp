@@ -110,11 +110,35 @@ void count_fallback_call(const c10::OperatorHandle& op) {
                "way). Set TORCH_OCL_FALLBACK=silent to hide this, =error to forbid it.");
 }
 
+// at::native::cpu_fallback copies each argument with Tensor::cpu(), which
+// keeps the strides of a dense tensor but makes a non-dense one (a slice with
+// gaps) contiguous. CPU kernels whose result depends on contiguity would then
+// disagree with the device-side code that reads the original strides:
+// _linalg_slogdet / _linalg_det factor A^T when A is contiguous, and their
+// backward formulas pick LU or LU^T from the saved A's contiguity (a sliced
+// input got the transposed gradient). A non-dense, non-contiguous argument
+// the op only reads is handed over as a dense column-major copy: still
+// non-contiguous, so the CPU sees the contiguity the device has.
+void keep_non_contiguity(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const auto& args = op.schema().arguments();
+  const size_t first = stack->size() - args.size();
+  for (size_t i = 0; i < args.size(); ++i) {
+    c10::IValue& v = (*stack)[first + i];
+    if (!v.isTensor() || (args[i].alias_info() && args[i].alias_info()->isWrite())) continue;
+    const at::Tensor& t = v.toTensor();
+    if (!t.defined() || t.device().type() != c10::DeviceType::PrivateUse1 || t.dim() < 2 || t.is_contiguous() ||
+        t.is_non_overlapping_and_dense())
+      continue;
+    v = c10::IValue(t.mT().contiguous().mT());
+  }
+}
+
 void cpu_fallback_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   // Mixed devices raise CUDA's error before anything runs: the CPU kernel
   // would accept them, and an out= tensor on the CPU cannot be copied back.
   const std::optional<c10::Device> common = check_same_device(op, *stack);
   count_fallback_call(op);
+  keep_non_contiguity(op, stack);
   GeneratorSwap swap(op, stack);
   const bool fix_device = common && !common->is_cpu() && first_tensor_is_cpu(op, *stack);
   at::native::cpu_fallback(op, stack);

@@ -116,8 +116,9 @@ void cumprod_kernel(const at::Tensor& result, const at::Tensor& self, int64_t di
 void logcumsumexp_kernel(at::Tensor& result, const at::Tensor& self, int64_t dim) {
   AT_DISPATCH_FLOATING_AND_COMPLEX_TYPES_AND2(c10::kBFloat16, c10::kHalf, self.scalar_type(), "logcumsumexp_out_cpu",
                                               [] {});
+  dim = at::maybe_wrap_dim(dim, self.dim());  // an empty input's bad dim raises too (no structured meta here)
   if (trivial_scan(result, self)) return;
-  scan(kLogcumsumexp, result, self.to(result.scalar_type()).resolve_conj(), at::maybe_wrap_dim(dim, self.dim()));
+  scan(kLogcumsumexp, result, self.to(result.scalar_type()).resolve_conj(), dim);
 }
 
 // _cummax_helper / _cummin_helper: values and indices are already sized, the

@@ -178,8 +178,9 @@ def test_unsupported_complex_ops_raise_like_cpu():
         d < d
     assert str(ocl_err.value) == str(cpu_err.value)
     # A complex op without a complex kernel here is refused in strict mode.
-    with torch.ocl.fallback_mode("error"), pytest.raises(RuntimeError, match="aten::vdot"):
-        torch.vdot(d, d)
+    m = d.view(2, 2)
+    with torch.ocl.fallback_mode("error"), pytest.raises(RuntimeError, match="aten::mm"):
+        torch.mm(m, m)
 
 
 # ---- inverse trigonometric / hyperbolic, log / exp variants (kernels/complex_lib.cl) ----

@@ -102,17 +102,33 @@ def test_float8_tensors_store_bytes_as_on_cuda(dtype):
 
 def test_complex_ops_without_kernels_run_on_the_counted_fallback(fallback_stats):
     # complex tensors are stored on ocl; complex ops without complex kernels
-    # (vdot: tests/python/test_complex.py lists the native ones) go through
+    # (mm: tests/python/test_complex.py lists the native ones) go through
     # the fallback (refused, with the op's name, in error mode).
-    c = torch.randn(5, dtype=torch.complex64)
+    c = torch.randn(3, 3, dtype=torch.complex64)
     d = c.to("ocl")
     with torch.ocl.fallback_mode("silent"):
-        r = torch.vdot(d, d)
+        r = torch.mm(d, d)
     assert r.device.type == "ocl"
-    torch.testing.assert_close(r.cpu(), torch.vdot(c, c))
-    assert fallback_stats().get("aten::vdot", 0) >= 1
-    with torch.ocl.fallback_mode("error"), pytest.raises(RuntimeError, match="aten::vdot"):
-        torch.vdot(d, d)
+    torch.testing.assert_close(r.cpu(), torch.mm(c, c))
+    assert fallback_stats().get("aten::mm", 0) >= 1
+    with torch.ocl.fallback_mode("error"), pytest.raises(RuntimeError, match="aten::mm"):
+        torch.mm(d, d)
+
+
+def test_fallback_keeps_a_sliced_input_non_contiguous():
+    # The fallback's copy to the CPU would make a sliced (non-dense) input
+    # contiguous; _linalg_slogdet then factors A^T while its backward, seeing
+    # the device's non-contiguous A, reads the LU as A's: a transposed gradient.
+    x = torch.randn(3, 5, 5, generator=torch.Generator().manual_seed(0))
+    for f in (lambda a: torch.linalg.slogdet(a)[1], torch.linalg.det):
+        xc = x.clone().requires_grad_()
+        expected, = torch.autograd.grad(f(xc).sum(), xc)
+        sliced = torch.empty(3, 5, 5, 2, device="ocl")[..., 0]
+        sliced.copy_(x)
+        sliced.requires_grad_()
+        with torch.ocl.fallback_mode("silent"):
+            got, = torch.autograd.grad(f(sliced).sum(), sliced)
+        torch.testing.assert_close(got.cpu(), expected)
 
 
 def test_impossible_allocation_raises_oom():
@@ -152,8 +168,8 @@ def test_fallback_error_mode_env(run_python):
         print("mode:", torch.ocl.get_fallback_mode())
         x = torch.ones(4, device="ocl")
         try:
-            xc = x.to(torch.complex64)
-            torch.vdot(xc, xc)  # complex: the CPU fallback
+            xc = x.to(torch.complex64).view(2, 2)
+            torch.mm(xc, xc)  # complex: the CPU fallback
             print("no error")
         except RuntimeError as e:
             print("RuntimeError:", str(e).splitlines()[0])
@@ -164,15 +180,15 @@ def test_fallback_error_mode_env(run_python):
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = proc.stdout.strip().splitlines()
     assert lines[0] == "mode: error"
-    assert lines[1].startswith("RuntimeError:") and "aten::vdot" in lines[1], lines[1]
+    assert lines[1].startswith("RuntimeError:") and "aten::mm" in lines[1], lines[1]
     assert lines[2] == "native still works: 8.0"
 
 
 def test_fallback_error_mode_context(strict):
     assert torch.ocl.get_fallback_mode() == "error"
-    with pytest.raises(RuntimeError, match="aten::vdot"):
-        x = torch.ones(3, device="ocl", dtype=torch.complex64)
-        torch.vdot(x, x)
+    with pytest.raises(RuntimeError, match="aten::mm"):
+        x = torch.ones(2, 2, device="ocl", dtype=torch.complex64)
+        torch.mm(x, x)
 
 
 def test_fallback_mode_invalid_name():
@@ -188,19 +204,19 @@ def test_fallback_warn_mode_warns_once_counts_all(run_python):
         import warnings
         import torch, torch_ocl
         print("mode:", torch.ocl.get_fallback_mode())
-        x = torch.arange(5.0).to(torch.complex64).to("ocl")  # complex vdot and dot: the CPU fallback
-        xc = torch.arange(5.0).to(torch.complex64)
+        x = torch.arange(4.0).to(torch.complex64).view(2, 2).to("ocl")  # complex mm and mv: the CPU fallback
+        xc = torch.arange(4.0).to(torch.complex64).view(2, 2)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            results = [torch.vdot(x, x) for _ in range(3)]
-            torch.dot(x, x)
-            torch.dot(x, x)
-        print("vdot warnings:", sum("aten::vdot" in str(w.message) for w in caught))
-        print("dot warnings:", sum("aten::dot" in str(w.message) for w in caught))
+            results = [torch.mm(x, x) for _ in range(3)]
+            torch.mv(x, x[0])
+            torch.mv(x, x[0])
+        print("mm warnings:", sum("aten::mm" in str(w.message) for w in caught))
+        print("mv warnings:", sum("aten::addmv_" in str(w.message) for w in caught))
         stats = torch.ocl.fallback_stats()
-        print("vdot calls:", sum(v for k, v in stats.items() if k.startswith("aten::vdot")))
-        print("dot calls:", sum(v for k, v in stats.items() if k.startswith("aten::dot")))
-        print("correct:", all(torch.equal(r.cpu(), torch.vdot(xc, xc)) for r in results))
+        print("mm calls:", sum(v for k, v in stats.items() if k.startswith("aten::mm")))
+        print("mv calls:", sum(v for k, v in stats.items() if k.startswith("aten::addmv_")))
+        print("correct:", all(torch.equal(r.cpu(), torch.mm(xc, xc)) for r in results))
         torch.ocl.reset_fallback_stats()
         print("after reset:", torch.ocl.fallback_stats())
         """
@@ -210,25 +226,25 @@ def test_fallback_warn_mode_warns_once_counts_all(run_python):
     out = proc.stdout.strip().splitlines()
     assert out == [
         "mode: warn",
-        "vdot warnings: 1",
-        "dot warnings: 1",
-        "vdot calls: 3",
-        "dot calls: 2",
+        "mm warnings: 1",
+        "mv warnings: 1",
+        "mm calls: 3",
+        "mv calls: 2",
         "correct: True",
         "after reset: {}",
     ], proc.stdout + proc.stderr[-2000:]
 
 
 def test_fallback_stats_in_process(fallback_stats):
-    x = torch.arange(6.0).to("ocl")
-    xc = x.to(torch.complex64)  # complex vdot: the CPU fallback
+    x = torch.arange(4.0).to("ocl")
+    xc = x.to(torch.complex64).view(2, 2)  # complex mm: the CPU fallback
     with torch.ocl.fallback_mode("silent"):
         for _ in range(4):
-            r = torch.vdot(xc, xc)
-    c = torch.arange(6.0).to(torch.complex64)
-    assert torch.equal(r.cpu(), torch.vdot(c, c))
+            r = torch.mm(xc, xc)
+    c = torch.arange(4.0).to(torch.complex64).view(2, 2)
+    assert torch.equal(r.cpu(), torch.mm(c, c))
     stats = fallback_stats()
-    assert sum(v for k, v in stats.items() if k.startswith("aten::vdot")) == 4, stats
+    assert sum(v for k, v in stats.items() if k.startswith("aten::mm")) == 4, stats
     assert all(k.startswith("aten::") for k in stats), stats
     torch.ocl.reset_fallback_stats()
     assert torch.ocl.fallback_stats() == {}
@@ -239,11 +255,11 @@ def test_fallback_stats_in_process(fallback_stats):
 
 
 def test_silent_mode_does_not_warn(fallback_stats, recwarn):
-    x = torch.arange(4.0).to(torch.complex64).to("ocl")  # complex vdot: the CPU fallback
+    x = torch.arange(4.0).to(torch.complex64).view(2, 2).to("ocl")  # complex mm: the CPU fallback
     with torch.ocl.fallback_mode("silent"):
-        torch.vdot(x, x)
+        torch.mm(x, x)
     assert not [w for w in recwarn if "torch_ocl" in str(w.message)]
-    assert any(k.startswith("aten::vdot") for k in fallback_stats())
+    assert any(k.startswith("aten::mm") for k in fallback_stats())
 
 
 def test_no_opencl_platform(run_python, tmp_path):

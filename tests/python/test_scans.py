@@ -12,7 +12,7 @@ import torch
 from torch.testing import assert_close
 
 from dtype_lists import FLOATS, INTS, dname  # noqa: F401
-from cpu_reference import assert_matches_cpu, to_ocl
+from cpu_reference import assert_matches_cpu, run_both, to_ocl
 HALF_TOL = {torch.float16: dict(rtol=2e-3, atol=2e-3), torch.bfloat16: dict(rtol=1.6e-2, atol=1e-2)}
 
 
@@ -265,3 +265,7 @@ def test_errors():
     both(lambda t: torch.cummax(t, 0), torch.ones(3, dtype=torch.uint16))
     both(lambda t: torch.cumsum(t, 0, dtype=torch.float64, out=torch.empty(3, dtype=torch.int32, device=t.device)),
          torch.ones(3))
+
+
+def test_logcumsumexp_bad_dim_of_empty_input_raises_as_cpu():
+    run_both(lambda x: torch.logcumsumexp(x, 3), torch.empty(0, 2), same_message=True)
