@@ -36,12 +36,17 @@ namespace {
 
 using at::Tensor;
 
-// float32 / float64 and their complex types; half types go to the counted
-// fallback (the CPU has no half FFT either, so it raises there).
+// float32 / float64 and their complex types, and float16 / complex32, which
+// CUDA transforms too (the CPU has no half FFT): computed in float32 and
+// rounded once at the end.
 bool fft_native(c10::ScalarType t) {
-  return (t == at::kFloat || t == at::kDouble || t == at::kComplexFloat || t == at::kComplexDouble) &&
-         has_data_kernels(t);
+  return ((t == at::kFloat || t == at::kDouble || t == at::kComplexFloat || t == at::kComplexDouble) &&
+          has_data_kernels(t)) ||
+         t == at::kHalf || t == at::kComplexHalf;
 }
+bool half_fft(const at::Tensor& t) { return t.scalar_type() == at::kHalf || t.scalar_type() == at::kComplexHalf; }
+// The float32 (complex64) computation type of a half (complex32) tensor.
+c10::ScalarType widened(const at::Tensor& t) { return t.is_complex() ? at::kComplexFloat : at::kFloat; }
 
 struct Plan {
   VkFFTApplication app{};
@@ -136,6 +141,7 @@ Tensor result_of(const Tensor& y, double scale) {
 
 Tensor fft_c2c(const Tensor& self, at::IntArrayRef dim, int64_t normalization, bool forward) {
   TORCH_CHECK(self.is_complex(), "_fft_c2c expects a complex input tensor, but got ", self.scalar_type());
+  if (half_fft(self)) return fft_c2c(self.to(widened(self)), dim, normalization, forward).to(at::kComplexHalf);
   c10::DeviceGuard guard(self.device());
   if (dim.empty()) return self.clone();
   return result_of(dft(self, dim, forward), norm_scale(normalization, self.sizes(), dim));
@@ -144,6 +150,7 @@ Tensor fft_c2c(const Tensor& self, at::IntArrayRef dim, int64_t normalization, b
 Tensor fft_r2c(const Tensor& self, at::IntArrayRef dim, int64_t normalization, bool onesided) {
   TORCH_CHECK(self.is_floating_point(), "_fft_r2c expects a floating point input tensor, but got ",
               self.scalar_type());
+  if (half_fft(self)) return fft_r2c(self.to(widened(self)), dim, normalization, onesided).to(at::kComplexHalf);
   c10::DeviceGuard guard(self.device());
   const int64_t last = dim.back();
   Tensor y = dft(self.to(c10::toComplexType(self.scalar_type())), dim.slice(dim.size() - 1), true);
@@ -155,6 +162,7 @@ Tensor fft_r2c(const Tensor& self, at::IntArrayRef dim, int64_t normalization, b
 Tensor fft_c2r(const Tensor& self, at::IntArrayRef dim, int64_t normalization, int64_t last_dim_size) {
   TORCH_CHECK(self.is_complex(), "_fft_c2r expects a complex input tensor, but got ", self.scalar_type());
   TORCH_CHECK(last_dim_size >= 1, "Invalid number of data points (", last_dim_size, ") specified");
+  if (half_fft(self)) return fft_c2r(self.to(widened(self)), dim, normalization, last_dim_size).to(at::kHalf);
   c10::DeviceGuard guard(self.device());
   const int64_t last = dim.back(), n = last_dim_size, half = n / 2 + 1;
   Tensor x = dft(self, dim.slice(0, dim.size() - 1), false);

@@ -91,9 +91,20 @@ def test_empty_and_half():
     # an empty batch: an empty result (the CPU's MKL raises "Inconsistent configuration parameters")
     y = torch.fft.fft(torch.empty(0, 8, dtype=torch.complex64, device="ocl"))
     assert y.shape == (0, 8) and y.dtype == torch.complex64 and y.device.type == "ocl"
-    # the CPU has no half FFT; ocl's half goes to the counted fallback and raises the CPU's error
-    with torch.ocl.fallback_mode("silent"):
-        run_both(torch.fft.rfft, torch.randn(8).half(), same_message=True)
+    # a real half input: ATen's own dtype promotion refuses it on every device but CUDA / XPU
+    run_both(torch.fft.rfft, torch.randn(8).half(), same_message=True)
+
+
+def test_complex32_as_cuda():
+    # complex32 reaches the kernels (the CPU's MKL refuses it, CUDA transforms it):
+    # computed in complex64, rounded once
+    x = torch.randn(4, 16, dtype=torch.complex64).to(torch.complex32)
+    y = torch.fft.fft(x.to("ocl"))
+    assert y.dtype == torch.complex32
+    torch.testing.assert_close(y.cpu().to(torch.complex64), torch.fft.fft(x.to(torch.complex64)), rtol=2e-3, atol=2e-2)
+    z = torch.fft.irfft(x.to("ocl"), n=30)
+    assert z.dtype == torch.float16
+    torch.testing.assert_close(z.cpu().float(), torch.fft.irfft(x.to(torch.complex64), n=30), rtol=2e-3, atol=2e-3)
 
 
 def test_results_are_new_tensors():
