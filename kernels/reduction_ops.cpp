@@ -119,7 +119,13 @@ bool complex_input(const at::TensorIteratorBase& iter) { return c10::isComplexTy
 
 // ---- DispatchStub kernels ----
 void sum_reduce(at::TensorIterator& iter) { run_reduction(iter, complex_input(iter) ? kSumComplex : kSum); }
-void nansum_reduce(at::TensorIterator& iter) { run_reduction(iter, complex_input(iter) ? kNansumComplex : kNansum); }
+void nansum_reduce(at::TensorIterator& iter) {
+  // An integral out= of a floating input (nansum's reduction takes the out=
+  // tensor's dtype): the CPU's and CUDA's kernels have no such case.
+  TORCH_CHECK_NOT_IMPLEMENTED(c10::isFloatingType(iter.dtype()) || c10::isComplexType(iter.dtype()),
+                              "\"nansum\" not implemented for '", iter.dtype(), "'");
+  run_reduction(iter, complex_input(iter) ? kNansumComplex : kNansum);
+}
 
 // trace as CUDA's trace_cuda: the diagonal's sum (integers and bool promote
 // to int64 through sum; complex stays complex).

@@ -224,3 +224,11 @@ def test_mean_refuses_an_integral_out():
         torch.mean(x, 1, out=torch.empty(3, dtype=torch.long, device="ocl"))
     out = torch.empty(3, dtype=torch.float64, device="ocl")
     torch.testing.assert_close(torch.mean(x, 1, out=out).cpu(), x.cpu().double().mean(1))
+
+
+def test_nansum_refuses_an_integral_out_of_a_float_input():
+    x = torch.randn(3, 4, device="ocl")
+    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
+        torch.nansum(x, 1, out=torch.empty(3, dtype=torch.long, device="ocl"))
+    ints = torch.arange(6, device="ocl").view(2, 3)
+    assert torch.nansum(ints, 1).tolist() == [3, 12]  # integer inputs: sum
