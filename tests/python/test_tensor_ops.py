@@ -577,16 +577,16 @@ def test_large_copy_roundtrip(strict):
 
 
 def test_non_native_op_falls_back(fallback_stats):
-    # FFTs have no ocl kernel (nor any planned): they always take the fallback.
-    a = torch.arange(8, dtype=torch.float32)
+    # LU-based linear algebra has no ocl kernel yet (issue 31): it takes the fallback.
+    a = torch.tensor([[2.0, 1.0], [1.0, 3.0]])
     with torch.ocl.fallback_mode("silent"):
-        c = torch.fft.rfft(a.to("ocl"))
-    assert c.device.type == "ocl"
-    assert_close(c.cpu(), torch.fft.rfft(a))
-    assert any(name.startswith("aten::_fft_r2c") for name in fallback_stats()), fallback_stats()
+        d = torch.linalg.det(a.to("ocl"))
+    assert d.device.type == "ocl"
+    assert_close(d.cpu(), torch.linalg.det(a))
+    assert any(name.startswith("aten::_linalg_det") for name in fallback_stats()), fallback_stats()
     with torch.ocl.fallback_mode("error"):
-        with pytest.raises(RuntimeError, match="aten::_fft_r2c"):
-            torch.fft.rfft(a.to("ocl"))
+        with pytest.raises(RuntimeError, match="aten::_linalg_det"):
+            torch.linalg.det(a.to("ocl"))
 
 
 def test_many_dims_copy(strict):
