@@ -8,7 +8,6 @@
 // input's dtype, or float when half / bfloat16 inputs have float parameters.
 #include <ATen/TensorIterator.h>
 #include <ATen/native/cpu/mixed_data_type.h>
-#include <ATen/native/Resize.h>
 #include <ATen/native/layer_norm.h>
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/empty.h>
@@ -401,42 +400,6 @@ std::tuple<Tensor, Tensor, Tensor> new_batch_norm_backward(
   return batch_norm_backward(grad_out, input, weight, opt(running_mean), opt(running_var), opt(save_mean),
                              opt(save_var), update, eps, mask);
 }
-// The out= variants: the functional results written into the given tensors
-// (resized with ATen's out= rules).
-using BatchNormOutputs = std::tuple<Tensor&, Tensor&, Tensor&>;
-BatchNormOutputs write_outputs(const std::tuple<Tensor, Tensor, Tensor>& results, Tensor& out, Tensor& save_mean,
-                               Tensor& save_invstd) {
-  const Tensor* r[] = {&std::get<0>(results), &std::get<1>(results), &std::get<2>(results)};
-  Tensor* o[] = {&out, &save_mean, &save_invstd};
-  for (int i = 0; i < 3; ++i) {
-    TORCH_CHECK(c10::canCast(r[i]->scalar_type(), o[i]->scalar_type()), "result type ", r[i]->scalar_type(),
-                " can't be cast to the desired output type ", o[i]->scalar_type());
-    at::native::resize_output(*o[i], r[i]->sizes());
-    o[i]->copy_(*r[i]);
-  }
-  return {out, save_mean, save_invstd};
-}
-BatchNormOutputs native_batch_norm_out(const Tensor& input, const std::optional<Tensor>& weight,
-                                       const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean,
-                                       const std::optional<Tensor>& running_var, bool train, double momentum,
-                                       double eps, Tensor& out, Tensor& save_mean, Tensor& save_invstd) {
-  return write_outputs(torch_ocl::native_batch_norm(input, weight, bias, running_mean, running_var, train, momentum, eps), out,
-                       save_mean, save_invstd);
-}
-BatchNormOutputs batch_norm_legit_out(const Tensor& input, const std::optional<Tensor>& weight,
-                                      const std::optional<Tensor>& bias, Tensor& running_mean, Tensor& running_var,
-                                      bool train, double momentum, double eps, Tensor& out, Tensor& save_mean,
-                                      Tensor& save_invstd) {
-  return write_outputs(batch_norm_legit(input, weight, bias, running_mean, running_var, train, momentum, eps), out,
-                       save_mean, save_invstd);
-}
-BatchNormOutputs batch_norm_legit_no_stats_out(const Tensor& input, const std::optional<Tensor>& weight,
-                                               const std::optional<Tensor>& bias, bool train, double momentum,
-                                               double eps, Tensor& out, Tensor& save_mean, Tensor& save_invstd) {
-  return write_outputs(batch_norm_legit_no_stats(input, weight, bias, train, momentum, eps), out, save_mean,
-                       save_invstd);
-}
-
 // The batch's mean and (biased) variance; updates the running statistics.
 std::tuple<Tensor, Tensor> batch_norm_update_stats(const Tensor& input, const std::optional<Tensor>& running_mean,
                                                    const std::optional<Tensor>& running_var, double momentum) {
@@ -462,9 +425,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_op<&native_batch_norm_backward>(m, "native_batch_norm_backward");
   register_op<&batch_norm_legit>(m, "_native_batch_norm_legit");
   register_op<&batch_norm_legit_no_stats>(m, "_native_batch_norm_legit.no_stats");
-  register_op<&native_batch_norm_out>(m, "native_batch_norm.out");
-  register_op<&batch_norm_legit_out>(m, "_native_batch_norm_legit.out");
-  register_op<&batch_norm_legit_no_stats_out>(m, "_native_batch_norm_legit.no_stats_out");
   register_op<&batch_norm_with_update>(m, "_batch_norm_with_update");
   register_op<&batch_norm_no_update>(m, "_batch_norm_no_update");
   register_op<&new_batch_norm_backward>(m, "batch_norm_backward");

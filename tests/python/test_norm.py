@@ -549,20 +549,3 @@ def test_statistics_as_cuda_gives_them():
     close((sm, si), (rm, (rv + 1e-5).rsqrt()))
     meta = torch.native_batch_norm(x.to("meta"), None, None, rm.to("meta"), rv.to("meta"), False, 0.1, 1e-5)
     assert [(t.shape, t.dtype) for t in meta] == [(t.shape, t.dtype) for t in (x, sm, si)]
-
-
-def test_batch_norm_out_variants():
-    x, rm, rv = make((4, 3, 5)), make(3, seed=4), make(3, seed=5).abs() + 0.5
-    o = lambda t: t.to("ocl")
-    for train in (True, False):
-        outs = [torch.empty(0, device="ocl") for _ in range(3)]
-        torch.ops.aten.native_batch_norm.out(o(x), None, None, o(rm), o(rv), train, 0.1, 1e-5,
-                                             out=outs[0], save_mean=outs[1], save_invstd=outs[2])
-        rmc, rvc = rm.clone(), rv.clone()
-        close(outs, cuda_batch_norm_stats(torch.native_batch_norm(x, None, None, rmc, rvc, train, 0.1, 1e-5),
-                                          x, rm, rv, 1e-5))
-    bad = torch.empty(0, dtype=torch.long, device="ocl")
-    with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
-        torch.ops.aten.native_batch_norm.out(o(x), None, None, o(rm), o(rv), True, 0.1, 1e-5,
-                                             out=bad, save_mean=torch.empty(0, device="ocl"),
-                                             save_invstd=torch.empty(0, device="ocl"))

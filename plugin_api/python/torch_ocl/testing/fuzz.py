@@ -31,10 +31,12 @@ import sys
 import time
 import traceback
 import zlib
+from types import SimpleNamespace
 
 import torch
 
 import torch_ocl  # noqa: F401
+from torch_ocl.testing.opinfo_sweep import CUDA_OUTPUT_FORMS
 
 SKIP_SUBSTRINGS = ("rand", "normal", "bernoulli", "dropout", "multinomial", "uniform", "exponential",
                    "poisson", "empty", "geometric", "cauchy", "log_normal", "resize_", "bincount", "histc",
@@ -334,9 +336,20 @@ def run_case(op, case_seed, notes=None, show=False):
             raise
         except Exception as e:  # noqa: BLE001
             raise Skip("CPU raises: %s" % str(e).split("\n")[0][:80])
+    if variant == "functional" and op.name in CUDA_OUTPUT_FORMS:  # ocl gives CUDA's form of these outputs
+        c_inp, c_args, _ = build("cpu")
+        expected = CUDA_OUTPUT_FORMS[op.name](SimpleNamespace(input=c_inp, args=c_args), expected)
     with torch.ocl.fallback_mode("error"):
         try:
             actual = call("ocl", ref)
+        except NotImplementedError as e:
+            # a dtype ocl refuses as CUDA does (uint8 antialiased upsampling):
+            # coverage, which the OpInfo sweep and known_failures.yaml track
+            if "Sparse" in str(e) and "backend" in str(e):  # sparse layouts: ocl has strided tensors only
+                raise Skip("sparse layout")
+            if "not implemented for '" not in str(e):
+                raise
+            raise Skip("dtype refused as on CUDA: %s" % str(e).split("\n")[0][:80])
         except RuntimeError as e:
             if "fallback" in str(e).lower() or "strict" in str(e).lower() or "TORCH_OCL_FALLBACK" in str(e):
                 raise Skip("needs the CPU fallback")
@@ -369,8 +382,21 @@ def run_case(op, case_seed, notes=None, show=False):
         if len(flat_ref) != len(flat_expected):
             raise
         rounded = [r.to(e.dtype) for r, e in zip(flat_ref, flat_expected)]
-        _compare(_flat_tensors(actual), rounded, values_only)
-        notes.append("(matches the %s CPU reference)" % wide)
+        try:
+            _compare(_flat_tensors(actual), rounded, values_only)
+            notes.append("(matches the %s CPU reference)" % wide)
+        except AssertionError:
+            # The CPU's strided path can disagree with its own contiguous one
+            # (group_norm with stepped weight and bias read them as contiguous
+            # and gave NaN): the math does not depend on the layout, so the
+            # CPU on contiguous copies of the same values is the reference.
+            c_inp, c_args, c_kwargs = _map_tensors(build("cpu"), lambda t: t.contiguous())
+            contiguous_ref = _flat_tensors(op(c_inp, *c_args, **c_kwargs))
+            if op.name in CUDA_OUTPUT_FORMS:
+                contiguous_ref = _flat_tensors(CUDA_OUTPUT_FORMS[op.name](SimpleNamespace(input=c_inp, args=c_args),
+                                                                          tuple(contiguous_ref)))
+            _compare(_flat_tensors(actual), contiguous_ref, values_only)
+            notes.append("(matches the CPU on contiguous copies; its strided path differs)")
     return " ".join(notes)
 
 
