@@ -187,15 +187,4 @@ TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&cpu_fallback_kernel>());
 }
 
-// ATen runs the functional _linalg_solve_ex (linalg.solve) through its
-// CompositeExplicitAutogradNonFunctional kernel: the structured meta on ocl
-// allocates LU from A's device and the result from B's, which with mixed
-// devices fails an internal assert ("structured kernels don't support
-// multi-device outputs") before the out= overload reaches this fallback. The
-// functional goes to the fallback directly, whose device check raises CUDA's
-// error (and the CPU kernel runs once, without the out= round trip).
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("_linalg_solve_ex", torch::CppFunction::makeFromBoxedFunction<&cpu_fallback_kernel>());
-}
-
 }  // namespace torch_ocl

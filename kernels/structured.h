@@ -11,9 +11,11 @@
 #include <torch/library.h>
 
 #include <array>
+#include <initializer_list>
 #include <optional>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include "backend/fallback.h"
 #include "backend/kernel_launch.h"
@@ -53,6 +55,10 @@ struct OclStructured final : public Meta {
   OclStructured(Variant v, const at::Tensor& out = {}, const at::Tensor& out1 = {}) : variant(v) {
     outputs[0] = out;
     outputs[1] = out1;
+  }
+  OclStructured(Variant v, std::initializer_list<at::Tensor> outs) : variant(v) {
+    size_t i = 0;
+    for (const at::Tensor& t : outs) outputs[i++] = t;
   }
 
   const at::Tensor& maybe_get_output(int64_t i) override { return outputs[i]; }
@@ -96,7 +102,7 @@ struct OclStructured final : public Meta {
       Meta::set_output_raw_strided(i, sizes, strides, options);
   }
 
-  std::array<at::Tensor, 3> outputs;
+  std::array<at::Tensor, 4> outputs;
   Variant variant;
 };
 
@@ -260,6 +266,71 @@ template <class Native>
 void register_native(torch::Library& m, const char* functional, const char* inplace, const char* out,
                      DtypeGate gate = takes_real, std::optional<DirectPointwise> direct = std::nullopt) {
   NativeMeta<decltype(&Native::meta)>::template reg<Native>(m, functional, inplace, out, gate, direct);
+}
+
+// ATen's own structured impl of an op whose first argument need not be
+// `self` and that has any number of outputs (the linear-algebra ops: L and
+// info, LU / pivots / info, ...): its functional and out= overloads on
+// PrivateUse1. The schema arguments are read off meta(), the outputs are
+// impl()'s remaining parameters.
+template <class F>
+struct MetaSignature;
+template <class C, class... A>
+struct MetaSignature<void (C::*)(A...)> {
+  using args = std::tuple<typename SchemaArg<A>::type...>;
+};
+template <class F>
+struct ImplArity;
+template <class C, class... A>
+struct ImplArity<void (C::*)(A...)> : std::integral_constant<size_t, sizeof...(A)> {};
+
+template <class Native, class Args, class Outs>
+struct NativeMultiOp;
+template <class Native, class... Args, size_t... I>
+struct NativeMultiOp<Native, std::tuple<Args...>, std::index_sequence<I...>> {
+  template <size_t>
+  using Out = at::Tensor;
+  template <size_t>
+  using OutRef = at::Tensor&;
+  static constexpr bool single = sizeof...(I) == 1;
+  using R = std::conditional_t<single, at::Tensor, std::tuple<Out<I>...>>;
+  using RRef = std::conditional_t<single, at::Tensor&, std::tuple<OutRef<I>...>>;
+  static std::array<OpEntry, 2>& entries() {
+    static std::array<OpEntry, 2> e;
+    return e;
+  }
+  static R functional(Args... args) {
+    return CheckedCall<R, Args...>::call(
+        entries()[0],
+        [](Args... args) -> R {
+          OclStructured<Native> op(Variant::Functional);
+          op.meta(to_meta_arg(args)...);
+          op.impl(to_meta_arg(args)..., op.outputs[I]...);
+          return R{std::move(op.outputs[I])...};
+        },
+        args...);
+  }
+  static RRef out(Args... args, OutRef<I>... outs) {
+    return CheckedCall<RRef, Args..., OutRef<I>...>::call(
+        entries()[1],
+        [](Args... args, OutRef<I>... outs) -> RRef {
+          OclStructured<Native> op(Variant::Out, {outs...});
+          op.meta(to_meta_arg(args)...);
+          op.impl(to_meta_arg(args)..., op.outputs[I]...);
+          return RRef(outs...);
+        },
+        args..., outs...);
+  }
+};
+template <class Native>
+void register_native_multi(torch::Library& m, const char* functional, const char* out, DtypeGate gate) {
+  using Args = typename MetaSignature<decltype(&Native::meta)>::args;
+  constexpr size_t nouts = ImplArity<decltype(&Native::impl)>::value - std::tuple_size_v<Args>;
+  using Op = NativeMultiOp<Native, Args, std::make_index_sequence<nouts>>;
+  Op::entries()[0].set(functional, gate);
+  Op::entries()[1].set(out, gate);
+  m.impl(functional, TORCH_FN(Op::functional));
+  m.impl(out, TORCH_FN(Op::out));
 }
 
 }  // namespace torch_ocl

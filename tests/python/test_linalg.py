@@ -1,0 +1,129 @@
+"""Dense linear algebra on the device (kernels/linalg.cl behind ATen's LAPACK
+stubs), against the CPU's LAPACK: forward, backward, batches, broadcasting,
+non-contiguous and empty inputs, rectangular LU, LAPACK's error semantics
+(info, _ex variants, PyTorch's messages). Every test runs with the fallback
+forbidden (strict)."""
+
+import pytest
+import torch
+
+from cpu_reference import run_both
+
+pytestmark = pytest.mark.usefixtures("strict")
+
+LA_TOL = dict(rtol=1e-4, atol=1e-4)  # factorizations sum n terms per entry, in a different order than LAPACK's
+
+
+def spd(*shape, dtype=torch.float32, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    a = torch.randn(*shape, generator=g, dtype=torch.float64)
+    n = shape[-1]
+    return (a @ a.mT + n * torch.eye(n, dtype=torch.float64)).to(dtype)
+
+
+def rand(*shape, dtype=torch.float32, seed=1):
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed), dtype=dtype)
+
+
+@pytest.mark.parametrize("shape", [(5, 5), (3, 7, 7), (2, 1, 33, 33), (0, 4, 4), (1, 1)])
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky(shape, upper):
+    run_both(lambda a: torch.linalg.cholesky(a, upper=upper), spd(*shape), **LA_TOL)
+    run_both(lambda a: torch.linalg.cholesky_ex(a, upper=upper), spd(*shape), **LA_TOL)
+
+
+def test_cholesky_errors_and_info():
+    a = spd(3, 4, 4)
+    a[1, 2, 2] = -100.0  # the second matrix's leading minor of order 3 is not positive-definite
+    run_both(torch.linalg.cholesky, a, same_message=True)
+    run_both(lambda a: torch.linalg.cholesky_ex(a).info, a)
+    run_both(torch.linalg.cholesky, torch.full((3, 3), float("nan")), same_message=True)
+    run_both(torch.linalg.cholesky, rand(3, 4), same_message=True)  # not square
+    run_both(torch.linalg.cholesky, torch.eye(3, dtype=torch.int64), same_message=True)
+
+
+@pytest.mark.parametrize("shape", [(6, 6), (4, 3, 3), (2, 5, 8), (2, 8, 5), (0, 3, 3), (3, 0, 0)])
+def test_lu_factor_and_unpack(shape):
+    run_both(torch.linalg.lu_factor_ex, rand(*shape), **LA_TOL)
+    run_both(torch.linalg.lu, rand(*shape), **LA_TOL)
+    run_both(lambda a: torch.lu_unpack(*torch.linalg.lu_factor(a)), rand(*shape), **LA_TOL)
+
+
+def test_lu_singular_info_and_no_pivoting():
+    a = rand(3, 4, 4)
+    a[1, :, 2] = 0  # singular: a zero pivot, LAPACK's info
+    run_both(lambda a: torch.linalg.lu_factor_ex(a), a, **LA_TOL)
+    run_both(torch.linalg.lu_factor, a, same_message=True)
+    # pivot=False as on CUDA (the CPU has none): no P (empty), L U == A, pivots 1..n
+    a = spd(4, 4)
+    P, L, U = torch.linalg.lu(a.to("ocl"), pivot=False)
+    assert P.numel() == 0
+    torch.testing.assert_close((L @ U).cpu(), a, **LA_TOL)
+    assert torch.linalg.lu_factor(a.to("ocl"), pivot=False).pivots.tolist() == [1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("adjoint", [False, True])
+def test_lu_solve(left, adjoint):
+    a, b = rand(3, 5, 5), rand(3, 5, 2) if left else rand(3, 2, 5)
+    run_both(lambda a, b: torch.linalg.lu_solve(*torch.linalg.lu_factor(a), b, left=left, adjoint=adjoint), a, b,
+             **LA_TOL)
+    run_both(lambda a, b: torch.linalg.lu_solve(*torch.linalg.lu_factor(a[:1]), b, left=left, adjoint=adjoint), a, b,
+             **LA_TOL)  # LU broadcast over B's batch
+
+
+def test_solve_inv_det_and_gradients():
+    a, b = rand(4, 6, 6, dtype=torch.float64), rand(4, 6, 3, dtype=torch.float64, seed=2)
+
+    def grads(a, b):
+        a, b = a.clone().requires_grad_(), b.clone().requires_grad_()
+        loss = torch.linalg.solve(a, b).sum() + torch.linalg.inv(a).pow(2).sum() + torch.linalg.det(a).sum()
+        loss = loss + torch.linalg.slogdet(a).logabsdet.sum() + torch.logdet(a @ a.mT).sum()
+        loss.backward()
+        return a.grad, b.grad
+
+    run_both(grads, a, b)
+    run_both(lambda a, b: torch.linalg.solve(a, b[..., 0]), a, b)  # vector right-hand side
+    run_both(lambda a, b: torch.linalg.solve(a.mT, b.mT, left=False), a, b)  # non-contiguous, right side
+    run_both(lambda a: torch.linalg.inv_ex(a), a[0].mT)
+    run_both(lambda a: torch.linalg.matrix_power(a, -3), a, rtol=1e-6, atol=1e-6)
+    x = a.detach().to("ocl").requires_grad_()
+    torch.autograd.gradcheck(lambda x: torch.linalg.solve(x, x[..., :2]), (x[:2, :4, :4].detach().requires_grad_(),))
+
+
+def test_solve_errors():
+    run_both(torch.linalg.inv, torch.zeros(2, 3, 3), same_message=True)  # singular
+    run_both(torch.linalg.solve, rand(3, 3), rand(4, 2), same_message=True)  # shapes
+    run_both(torch.linalg.det, rand(2, 3), same_message=True)  # not square
+    run_both(lambda a: torch.linalg.inv_ex(a).info, torch.zeros(2, 3, 3))
+    with pytest.raises(RuntimeError, match="same device"):
+        torch.linalg.solve(rand(3, 3).to("ocl"), rand(3, 1))
+
+
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("unit", [False, True])
+def test_solve_triangular(upper, left, unit):
+    a = rand(2, 5, 5) + 4 * torch.eye(5)
+    a = a.triu() if upper else a.tril()
+    b = rand(2, 5, 3) if left else rand(2, 3, 5)
+    f = lambda a, b: torch.linalg.solve_triangular(a, b, upper=upper, left=left, unitriangular=unit)  # noqa: E731
+    run_both(f, a, b, **LA_TOL)
+    run_both(f, a.mT.contiguous().mT, b, **LA_TOL)  # column-major A
+    run_both(f, a[:1], b, **LA_TOL)  # A broadcast over B's batch
+    run_both(lambda a, b: torch.triangular_solve(b.mT if not left else b, a, upper=upper, transpose=True,
+                                                 unitriangular=unit), a, b, **LA_TOL)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_solve_and_inverse(upper):
+    a, b = spd(3, 5, 5, dtype=torch.float64), rand(1, 5, 2, dtype=torch.float64)
+
+    def grads(a, b):
+        a, b = a.clone().requires_grad_(), b.clone().requires_grad_()
+        f = torch.linalg.cholesky(a, upper=upper)
+        x = torch.cholesky_solve(b, f, upper=upper)
+        (x.sum() + torch.cholesky_inverse(f[0], upper=upper).sum()).backward()
+        return x, a.grad, b.grad
+
+    run_both(grads, a, b)
