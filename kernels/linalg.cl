@@ -162,3 +162,235 @@ __kernel void unpack_pivots(__global char* qb, ulong qo, __global const char* pb
     }
   }
 }
+
+// Householder QR of an m x n matrix (LAPACK geqr2): column j's reflector
+// H = I - tau v v^T (v(j) = 1, v below the diagonal stored in place of the
+// zeroed entries), beta on the diagonal; tau = 0 where the column below the
+// diagonal is already zero. `part`: one partial sum per item.
+__kernel void geqrf(__global char* ab, ulong ao, __global char* tb, ulong to, long m, long n, long rs, long cs,
+                    long ms, long nb, __local ST* part) {
+  const long lid = get_local_id(0), lsz = get_local_size(0), k = min(m, n);
+  for (long b = get_group_id(0); b < nb; b += get_num_groups(0)) {
+    __global ST* a = PTR(ST, ab, ao) + b * ms;
+    __global ST* tau = PTR(ST, tb, to) + b * k;
+    for (long j = 0; j < k; ++j) {
+      ST s = 0;
+      for (long i = j + 1 + lid; i < m; i += lsz) s += AT(a, i, j) * AT(a, i, j);
+      part[lid] = s;
+      SYNC;
+      for (long h = lsz / 2; h > 0; h >>= 1) {
+        if (lid < h) part[lid] += part[lid + h];
+        SYNC;
+      }
+      const ST xnorm = sqrt(part[0]), alpha = AT(a, j, j);
+      ST t = 0;
+      if (xnorm != 0) {
+        const ST beta = -copysign(hypot(alpha, xnorm), alpha);
+        t = (beta - alpha) / beta;
+        const ST scale = 1 / (alpha - beta);
+        for (long i = j + 1 + lid; i < m; i += lsz) AT(a, i, j) *= scale;
+        SYNC;
+        if (lid == 0) AT(a, j, j) = beta;
+      }
+      if (lid == 0) tau[j] = t;
+      SYNC;
+      // H applied to the trailing columns, an item per column.
+      if (t != 0)
+        for (long c = j + 1 + lid; c < n; c += lsz) {
+          ST w = AT(a, j, c);
+          for (long i = j + 1; i < m; ++i) w += AT(a, i, j) * AT(a, i, c);
+          w *= t;
+          AT(a, j, c) -= w;
+          for (long i = j + 1; i < m; ++i) AT(a, i, c) -= AT(a, i, j) * w;
+        }
+      SYNC;
+    }
+  }
+}
+
+// C (rows x cols) = H_i C for the k reflectors of v (rows x k, geqrf's
+// layout: v(i, i) = 1 implied, v below it), i = 0..k-1 (forward: Q^T C) or
+// k-1..0 (Q C); an item per column of C.
+__kernel void apply_reflectors(__global const char* vb, ulong vo, __global const char* tb, ulong to,
+                               __global char* cb, ulong co, long rows, long cols, long k, long vrs, long vcs,
+                               long vms, long rs, long cs, long ms, long nb, int forward) {
+  const long lid = get_local_id(0), lsz = get_local_size(0);
+  for (long b = get_group_id(0); b < nb; b += get_num_groups(0)) {
+    __global const ST* v = PTR(const ST, vb, vo) + b * vms;
+    __global const ST* tau = PTR(const ST, tb, to) + b * k;
+    __global ST* x = PTR(ST, cb, co) + b * ms;
+    for (long s = 0; s < k; ++s) {
+      const long i = forward ? s : k - 1 - s;
+      const ST t = tau[i];
+      if (t != 0)
+        for (long c = lid; c < cols; c += lsz) {
+          ST w = AT(x, i, c);
+          for (long r = i + 1; r < rows; ++r) w += v[r * vrs + i * vcs] * AT(x, r, c);
+          w *= t;
+          AT(x, i, c) -= w;
+          for (long r = i + 1; r < rows; ++r) AT(x, r, c) -= v[r * vrs + i * vcs] * w;
+        }
+      SYNC;
+    }
+  }
+}
+
+// The round-robin pairing of a Jacobi sweep over N (even) indices: round r's
+// pair i. Every index appears once per round; N - 1 rounds pair all.
+static inline void jacobi_pair(long N, long r, long i, long* p, long* q) {
+  long x = i == 0 ? 0 : (i - 1 + r) % (N - 1) + 1;
+  long y = (N - 1 - i - 1 + r) % (N - 1) + 1;
+  *p = min(x, y);
+  *q = max(x, y);
+}
+
+// Symmetric eigenproblem by cyclic Jacobi rotations (parallel ordering): a
+// (n x n, symmetric, both triangles) is driven to diagonal, its diagonal
+// written to w, the rotations accumulated in v (n x n, identity on entry);
+// rot: room for a round's rotations (n + 1 per matrix).
+// Sweeps until the off-diagonal part is below eps of the norm (at most 64).
+__kernel void syevj(__global char* ab, ulong ao, __global char* vb, ulong vo, __global char* wb, ulong wo, long n,
+                    long ms, long nb, ST eps, __global char* qb, ulong qo, __local ST* part) {
+  const long lid = get_local_id(0), lsz = get_local_size(0), N = n + (n & 1), npairs = N / 2;
+  const long rs = 1, cs = n;  // a and v are the kernel's own column-major work matrices
+  for (long b = get_group_id(0); b < nb; b += get_num_groups(0)) {
+    __global ST* a = PTR(ST, ab, ao) + b * ms;
+    __global ST* v = PTR(ST, vb, vo) + b * ms;
+    __global ST* rot = PTR(ST, qb, qo) + b * N;  // a round's (c, s) per pair
+    for (int sweep = 0; sweep < 64; ++sweep) {
+      ST off = 0, all = 0;
+      for (long t = lid; t < n * n; t += lsz) {
+        const ST x = a[t] * a[t];
+        all += x;
+        if (t % n != t / n) off += x;
+      }
+      part[lid] = off;
+      part[lsz + lid] = all;
+      SYNC;
+      for (long h = lsz / 2; h > 0; h >>= 1) {
+        if (lid < h) {
+          part[lid] += part[lid + h];
+          part[lsz + lid] += part[lsz + lid + h];
+        }
+        SYNC;
+      }
+      const int done = !(part[0] > eps * eps * part[lsz]);
+      SYNC;
+      if (done) break;
+      for (long r = 0; r < N - 1; ++r) {
+        for (long i = lid; i < npairs; i += lsz) {
+          long p, q;
+          jacobi_pair(N, r, i, &p, &q);
+          ST c = 1, s = 0;
+          if (q < n && AT(a, p, q) != 0) {
+            const ST theta = (AT(a, q, q) - AT(a, p, p)) / (2 * AT(a, p, q));
+            const ST t = (theta >= 0 ? 1 : -1) / (fabs(theta) + sqrt(1 + theta * theta));
+            c = 1 / sqrt(1 + t * t);
+            s = t * c;
+          }
+          rot[2 * i] = c;
+          rot[2 * i + 1] = s;
+        }
+        SYNC;
+        for (long t = lid; t < npairs * n; t += lsz) {  // rows p, q of a
+          const long i = t / n, j = t % n;
+          long p, q;
+          jacobi_pair(N, r, i, &p, &q);
+          if (q >= n) continue;
+          const ST c = rot[2 * i], s = rot[2 * i + 1], x = AT(a, p, j), y = AT(a, q, j);
+          AT(a, p, j) = c * x - s * y;
+          AT(a, q, j) = s * x + c * y;
+        }
+        SYNC;
+        for (long t = lid; t < npairs * n; t += lsz) {  // columns p, q of a and v
+          const long i = t / n, j = t % n;
+          long p, q;
+          jacobi_pair(N, r, i, &p, &q);
+          if (q >= n) continue;
+          const ST c = rot[2 * i], s = rot[2 * i + 1];
+          ST x = AT(a, j, p), y = AT(a, j, q);
+          AT(a, j, p) = c * x - s * y;
+          AT(a, j, q) = s * x + c * y;
+          x = AT(v, j, p);
+          y = AT(v, j, q);
+          AT(v, j, p) = c * x - s * y;
+          AT(v, j, q) = s * x + c * y;
+        }
+        SYNC;
+      }
+    }
+    for (long j = lid; j < n; j += lsz) PTR(ST, wb, wo)[b * n + j] = AT(a, j, j);
+    SYNC;
+  }
+}
+
+// One-sided Jacobi SVD of w (m x n, m >= n, column-major, overwritten):
+// column pairs are rotated until orthogonal (|w_p . w_q| <= eps |w_p| |w_q|
+// for every pair in a sweep, at most 64 sweeps), the rotations accumulated
+// in v (n x n, identity on entry). Then s_j = |w_j| and w_j /= s_j (U's
+// columns), unsorted. rot: a round's (c, s) per pair (n + 1 per matrix).
+__kernel void gesvj(__global char* ab, ulong ao, __global char* vb, ulong vo, __global char* sb, ulong so, long m,
+                    long n, long nb, ST eps, __global char* qb, ulong qo) {
+  __local int rotated;
+  const long lid = get_local_id(0), lsz = get_local_size(0), N = n + (n & 1), npairs = N / 2;
+  for (long b = get_group_id(0); b < nb; b += get_num_groups(0)) {
+    __global ST* w = PTR(ST, ab, ao) + b * m * n;
+    __global ST* v = PTR(ST, vb, vo) + b * n * n;
+    __global ST* rot = PTR(ST, qb, qo) + b * N;
+    for (int sweep = 0; sweep < 64; ++sweep) {
+      if (lid == 0) rotated = 0;
+      SYNC;
+      for (long r = 0; r < N - 1; ++r) {
+        for (long i = lid; i < npairs; i += lsz) {
+          long p, q;
+          jacobi_pair(N, r, i, &p, &q);
+          ST c = 1, s = 0;
+          if (q < n) {
+            ST alpha = 0, beta = 0, gamma = 0;
+            for (long k = 0; k < m; ++k) {
+              const ST x = w[p * m + k], y = w[q * m + k];
+              alpha += x * x;
+              beta += y * y;
+              gamma += x * y;
+            }
+            if (fabs(gamma) > eps * sqrt(alpha * beta)) {
+              const ST zeta = (beta - alpha) / (2 * gamma);
+              const ST t = (zeta >= 0 ? 1 : -1) / (fabs(zeta) + sqrt(1 + zeta * zeta));
+              c = 1 / sqrt(1 + t * t);
+              s = t * c;
+              rotated = 1;
+            }
+          }
+          rot[2 * i] = c;
+          rot[2 * i + 1] = s;
+        }
+        SYNC;
+        for (long t = lid; t < npairs * (m + n); t += lsz) {
+          const long i = t / (m + n), k = t % (m + n);
+          long p, q;
+          jacobi_pair(N, r, i, &p, &q);
+          const ST c = rot[2 * i], s = rot[2 * i + 1];
+          if (q >= n || s == 0) continue;
+          __global ST* x = k < m ? w + k : v + (k - m);
+          const long ld = k < m ? m : n;
+          const ST xp = x[p * ld], xq = x[q * ld];
+          x[p * ld] = c * xp - s * xq;
+          x[q * ld] = s * xp + c * xq;
+        }
+        SYNC;
+      }
+      const int again = rotated;
+      SYNC;
+      if (!again) break;
+    }
+    for (long j = lid; j < n; j += lsz) {
+      ST norm = 0;
+      for (long k = 0; k < m; ++k) norm += w[j * m + k] * w[j * m + k];
+      norm = sqrt(norm);
+      PTR(ST, sb, so)[b * n + j] = norm;
+      if (norm != 0)
+        for (long k = 0; k < m; ++k) w[j * m + k] /= norm;
+    }
+    SYNC;
+  }
+}

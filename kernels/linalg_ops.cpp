@@ -7,10 +7,17 @@
 #include <ATen/native/TransposeType.h>
 #include <ATen/ops/_cholesky_solve_helper_native.h>
 #include <ATen/ops/_linalg_det_native.h>
+#include <ATen/ops/_linalg_eigh_native.h>
 #include <ATen/ops/_linalg_slogdet_native.h>
 #include <ATen/ops/_linalg_solve_ex_native.h>
+#include <ATen/ops/_linalg_svd_native.h>
 #include <ATen/ops/cholesky_inverse_native.h>
 #include <ATen/ops/cholesky_native.h>
+#include <ATen/ops/geqrf_native.h>
+#include <ATen/ops/linalg_householder_product_native.h>
+#include <ATen/ops/linalg_lstsq_native.h>
+#include <ATen/ops/linalg_qr_native.h>
+#include <ATen/ops/ormqr_native.h>
 #include <ATen/ops/linalg_cholesky_ex_native.h>
 #include <ATen/ops/linalg_inv_ex_native.h>
 #include <ATen/ops/linalg_lu_factor_ex_native.h>
@@ -22,6 +29,7 @@
 #include <torch/library.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "backend/kernel_launch.h"
 #include "kernels/register_op.h"
@@ -205,6 +213,150 @@ Tensor& cholesky_inverse_kernel(Tensor& result, Tensor& infos, bool upper) {
   return result;
 }
 
+// Householder QR in place of `a` (LAPACK's layout), tau [count, min(m, n)].
+void geqrf_kernel(const Tensor& input, const Tensor& tau) {
+  Matrices a = matrices(input);
+  if (a.count == 0 || a.rows == 0 || a.cols == 0) return;
+  const Tensor t = tau.is_contiguous() ? tau : tau.contiguous();
+  Launch l = linalg_launch(a.t, "geqrf");
+  const size_t local = group_size(l, std::max(a.rows, a.cols));
+  l.tensor(a.t).tensor(t).value(a.rows).value(a.cols).value(a.rs).value(a.cs).value(a.ms).value(a.count);
+  l.local_memory(local * a.t.element_size());
+  run_per_matrix(l, local, a.count);
+  finish(a, input);
+  if (!t.is_same(tau)) tau.copy_(t);
+}
+
+// x = H_i x over the reflectors of v (geqrf's layout), forward (Q^T x) or backward (Q x).
+void apply_reflectors(const Matrices& v, const Tensor& tau, const Matrices& x, bool forward) {
+  const int64_t k = tau.size(-1);
+  if (x.count == 0 || x.rows == 0 || x.cols == 0 || k == 0) return;
+  const Tensor t = tau.contiguous();
+  Launch l = linalg_launch(x.t, "apply_reflectors");
+  const size_t local = group_size(l, x.cols);
+  l.input(v.t).input(t).tensor(x.t).value(x.rows).value(x.cols).value(k).value(v.rs).value(v.cs).value(v.ms);
+  l.value(x.rs).value(x.cs).value(x.ms).value(x.count).value<cl_int>(forward);
+  run_per_matrix(l, local, x.count);
+}
+
+// Q (m x n, n <= m) of the reflectors stored in `result` itself.
+Tensor& orgqr_kernel(Tensor& result, const Tensor& tau) {
+  if (result.numel() == 0) return result;
+  const Tensor reflectors = result.clone();
+  result.copy_(at::eye(result.size(-2), result.size(-1), result.options()).expand_as(result));
+  Matrices q = matrices(result);
+  apply_reflectors(matrices(reflectors), tau, q, /*forward=*/false);
+  finish(q, result);
+  return result;
+}
+
+// other = op(Q) other (left) or other op(Q) (right): the right side is the
+// left one on other^T, Q^T's order and Q's swapped.
+void ormqr_kernel(const Tensor& input, const Tensor& tau, const Tensor& other, bool left, bool transpose) {
+  if (other.numel() == 0) return;
+  const auto batch = other.sizes().slice(0, other.dim() - 2);
+  const Matrices v = matrices(expand_batch(input, batch));
+  const Tensor t = expand_batch(tau.unsqueeze(-1), batch).squeeze(-1);
+  const Matrices c = matrices(other);
+  apply_reflectors(v, t, left ? c : c.transposed(), /*forward=*/left == transpose);
+  finish(c, other);
+}
+
+// The gels driver (as CUDA's, the default off the CPU): A = QR, x = R^-1 Q^T b
+// in b's first n rows; overdetermined or square systems only.
+void lstsq_kernel(const Tensor& a, Tensor& b, Tensor& rank, Tensor& singular_values, Tensor& infos, double rcond,
+                  std::string driver) {
+  const int64_t m = a.size(-2), n = a.size(-1);
+  TORCH_CHECK(m >= n, "torch.linalg.lstsq: only overdetermined systems (input.size(-2) >= input.size(-1)) are "
+              "allowed on ocl");
+  if (a.numel() == 0 || b.numel() == 0) return;
+  const Tensor qr = expand_batch(a, b.sizes().slice(0, b.dim() - 2)).mT().contiguous().mT();
+  std::vector<int64_t> tau_shape(qr.sizes().begin(), qr.sizes().end() - 1);
+  tau_shape.back() = n;
+  const Tensor tau = at::empty(tau_shape, a.options());
+  geqrf_kernel(qr, tau);
+  const Tensor rhs = b.narrow(-2, 0, m);
+  const Matrices c = matrices(rhs);
+  apply_reflectors(matrices(qr), tau, c, /*forward=*/true);
+  finish(c, rhs);
+  const Tensor top = b.narrow(-2, 0, n);
+  Matrices x = matrices(top);
+  trsm(matrices(qr.narrow(-2, 0, n)), x, /*upper=*/true, /*unit=*/false);
+  finish(x, top);
+  const Tensor zero = qr.diagonal(0, -2, -1) == 0;
+  infos.copy_(at::where(zero.any(-1), zero.to(at::kInt).argmax(-1) + 1, 0).view_as(infos));
+}
+
+// Symmetric eigenproblem: `vectors` holds A (its `upper` or lower triangle
+// is read); Jacobi rotations on a symmetric work copy, then eigenvalues
+// ascending, their vectors in the same order.
+void eigh_kernel(const Tensor& values, const Tensor& vectors, const Tensor& infos, bool upper, bool compute_v) {
+  infos.zero_();
+  const int64_t n = vectors.size(-1);
+  if (vectors.numel() == 0) return;
+  const int64_t count = vectors.numel() / (n * n);
+  const Tensor tri = upper ? vectors.triu() : vectors.tril();
+  const Tensor a = (tri + (upper ? vectors.triu(1) : vectors.tril(-1)).mT()).contiguous();  // symmetric: either order
+  const Tensor v = at::eye(n, vectors.options()).expand_as(vectors).contiguous();
+  const Tensor w = at::empty(values.sizes(), values.options());
+  const Tensor rot = at::empty({count, n + 1}, vectors.options());
+  Launch l = linalg_launch(a, "syevj");
+  const size_t local = group_size(l, n * n / 2);
+  l.tensor(a).tensor(v).tensor(w).value(n).value(n * n).value(count);
+  if (a.scalar_type() == at::kDouble) l.value<cl_double>(std::numeric_limits<double>::epsilon());
+  else l.value<cl_float>(std::numeric_limits<float>::epsilon());
+  l.tensor(rot).local_memory(2 * local * a.element_size());
+  run_per_matrix(l, local, count);
+  const Tensor order = w.argsort(/*stable=*/true, -1, /*descending=*/false);
+  values.copy_(w.gather(-1, order));
+  if (compute_v) vectors.copy_(v.mT().gather(-1, order.unsqueeze(-2).expand_as(vectors)));
+}
+
+// SVD by one-sided Jacobi on A (or A^T when wide: m >= n in the kernel),
+// singular values descending; full_matrices completes U with the orthogonal
+// complement from a Householder QR of its reduced columns.
+void svd_kernel(const Tensor& A, bool full_matrices, bool compute_uv, const std::optional<c10::string_view>& driver,
+                const Tensor& U, const Tensor& S, const Tensor& Vh, const Tensor& info) {
+  info.zero_();
+  if (A.numel() == 0) return;
+  const bool wide = A.size(-2) < A.size(-1);
+  const Tensor X = wide ? A.mT() : A;
+  const int64_t m = X.size(-2), n = X.size(-1), count = X.numel() / (m * n);
+  const Tensor w = X.mT().contiguous();  // X column-major
+  const Tensor v = at::eye(n, A.options()).expand({count, n, n}).contiguous();  // V column-major
+  const Tensor s = at::empty(S.sizes(), S.options());
+  const Tensor rot = at::empty({count, n + 1}, A.options());
+  Launch l = linalg_launch(w, "gesvj");
+  const size_t local = group_size(l, n * (m + n) / 2);
+  l.tensor(w).tensor(v).tensor(s).value(m).value(n).value(count);
+  if (A.scalar_type() == at::kDouble) l.value<cl_double>(std::numeric_limits<double>::epsilon());
+  else l.value<cl_float>(std::numeric_limits<float>::epsilon());
+  l.tensor(rot);
+  run_per_matrix(l, local, count);
+  const Tensor order = s.argsort(/*stable=*/true, -1, /*descending=*/true);
+  S.copy_(s.gather(-1, order));
+  if (!compute_uv) return;
+  std::vector<int64_t> shape(X.sizes().begin(), X.sizes().end());  // batch, m, n
+  const Tensor u = w.mT().gather(-1, order.unsqueeze(-2).expand(shape));
+  shape[shape.size() - 2] = n;
+  const Tensor vm = v.view(shape).mT().gather(-1, order.unsqueeze(-2).expand(shape));
+  Tensor u_out = u;
+  if (full_matrices && m > n) {  // U's complement: the last m - n columns of a QR of U
+    const auto [qr, tau] = at::geqrf(u);
+    shape[shape.size() - 2] = m;
+    shape.back() = m - n;
+    const Tensor q = at::linalg_householder_product(at::cat({qr, at::zeros(shape, qr.options())}, -1), tau);
+    u_out = at::cat({u, q.narrow(-1, n, m - n)}, -1);
+  }
+  if (wide) {  // A = X^T = V S U^T
+    U.copy_(vm);
+    Vh.copy_(u_out.mT());
+  } else {
+    U.copy_(u_out);
+    Vh.copy_(vm.mT());
+  }
+}
+
 // ---- ops without a stub ----------------------------------------------------
 
 // cholesky_solve's kernel: B and the factor A broadcast to one batch by ATen.
@@ -228,6 +380,12 @@ REGISTER_PRIVATEUSE1_DISPATCH(cholesky_inverse_stub, &::torch_ocl::cholesky_inve
 REGISTER_PRIVATEUSE1_DISPATCH(lu_factor_stub, &::torch_ocl::lu_factor_kernel)
 REGISTER_PRIVATEUSE1_DISPATCH(lu_solve_stub, &::torch_ocl::lu_solve_kernel)
 REGISTER_PRIVATEUSE1_DISPATCH(triangular_solve_stub, &::torch_ocl::triangular_solve_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(linalg_eigh_stub, &::torch_ocl::eigh_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(svd_stub, &::torch_ocl::svd_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(geqrf_stub, &::torch_ocl::geqrf_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(orgqr_stub, &::torch_ocl::orgqr_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(ormqr_stub, &::torch_ocl::ormqr_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(lstsq_stub, &::torch_ocl::lstsq_kernel)
 REGISTER_PRIVATEUSE1_DISPATCH(unpack_pivots_stub, &::torch_ocl::unpack_pivots_kernel)
 }  // namespace at::native
 
@@ -245,6 +403,16 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_native_multi<structured__linalg_det_out>(m, "_linalg_det", "_linalg_det.result", takes_linalg);
   register_native_multi<structured__linalg_slogdet_out>(m, "_linalg_slogdet", "_linalg_slogdet.sign", takes_linalg);
   register_native_multi<structured_triangular_solve_out>(m, "triangular_solve", "triangular_solve.X", takes_linalg);
+  register_native_multi<structured__linalg_eigh_out>(m, "_linalg_eigh", "_linalg_eigh.eigenvalues", takes_linalg);
+  register_native_multi<structured__linalg_svd_out>(m, "_linalg_svd", "_linalg_svd.U", takes_linalg);
+  register_native_multi<structured_linalg_qr_out>(m, "linalg_qr", "linalg_qr.out", takes_linalg);
+  register_op<&geqrf, takes_linalg>(m, "geqrf");
+  register_op<&geqrf_out, takes_linalg>(m, "geqrf.a");
+  register_op<&linalg_householder_product, takes_linalg>(m, "linalg_householder_product");
+  register_op<&linalg_householder_product_out, takes_linalg>(m, "linalg_householder_product.out");
+  register_op<&ormqr, takes_linalg>(m, "ormqr");
+  register_op<&ormqr_out, takes_linalg>(m, "ormqr.out");
+  register_op<&linalg_lstsq_out, takes_linalg>(m, "linalg_lstsq.out");
   register_op<&linalg_solve_triangular, takes_linalg>(m, "linalg_solve_triangular");
   register_op<&linalg_solve_triangular_out, takes_linalg>(m, "linalg_solve_triangular.out");
   register_op<&cholesky, takes_linalg>(m, "cholesky");
