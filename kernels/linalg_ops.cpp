@@ -69,6 +69,9 @@ Matrices matrices(const Tensor& x) {
 void finish(const Matrices& m, const Tensor& x) {
   if (!m.t.is_same(x)) x.copy_(m.t);
 }
+// A column-major copy of `x` the kernels may overwrite (never `x` itself,
+// which .contiguous() would return when it already is).
+Tensor column_major_copy(const Tensor& x) { return x.mT().clone(at::MemoryFormat::Contiguous).mT(); }
 // `x` (int32 pivots / infos) as a contiguous tensor the kernel may write.
 Tensor contiguous_ints(const Tensor& x) { return x.is_contiguous() ? x : x.contiguous(); }
 
@@ -262,27 +265,40 @@ void ormqr_kernel(const Tensor& input, const Tensor& tau, const Tensor& other, b
   finish(c, other);
 }
 
-// The gels driver (as CUDA's, the default off the CPU): A = QR, x = R^-1 Q^T b
-// in b's first n rows; overdetermined or square systems only.
+// The gels driver (as CUDA's, the default off the CPU): full-rank systems,
+// the solution in b's first n rows.
 void lstsq_kernel(const Tensor& a, Tensor& b, Tensor& rank, Tensor& singular_values, Tensor& infos, double rcond,
                   std::string driver) {
   const int64_t m = a.size(-2), n = a.size(-1);
-  TORCH_CHECK(m >= n, "torch.linalg.lstsq: only overdetermined systems (input.size(-2) >= input.size(-1)) are "
-              "allowed on ocl");
   if (a.numel() == 0 || b.numel() == 0) return;
-  const Tensor qr = expand_batch(a, b.sizes().slice(0, b.dim() - 2)).mT().contiguous().mT();
+  const auto batch = b.sizes().slice(0, b.dim() - 2);
+  // Overdetermined: A = QR, x = R^-1 Q^T b. Underdetermined (the minimum-norm
+  // solution): A^T = QR, x = Q [R^-T b; 0].
+  const Tensor qr = column_major_copy(expand_batch(m >= n ? a : a.mT(), batch));
+  const int64_t k = std::min(m, n);
   std::vector<int64_t> tau_shape(qr.sizes().begin(), qr.sizes().end() - 1);
-  tau_shape.back() = n;
+  tau_shape.back() = k;
   const Tensor tau = at::empty(tau_shape, a.options());
   geqrf_kernel(qr, tau);
-  const Tensor rhs = b.narrow(-2, 0, m);
-  const Matrices c = matrices(rhs);
-  apply_reflectors(matrices(qr), tau, c, /*forward=*/true);
-  finish(c, rhs);
-  const Tensor top = b.narrow(-2, 0, n);
-  Matrices x = matrices(top);
-  trsm(matrices(qr.narrow(-2, 0, n)), x, /*upper=*/true, /*unit=*/false);
-  finish(x, top);
+  const Matrices r = matrices(qr.narrow(-2, 0, k));
+  if (m >= n) {
+    const Tensor rhs = b.narrow(-2, 0, m), top = b.narrow(-2, 0, n);
+    const Matrices c = matrices(rhs);
+    apply_reflectors(matrices(qr), tau, c, /*forward=*/true);
+    finish(c, rhs);
+    Matrices x = matrices(top);
+    trsm(r, x, /*upper=*/true, /*unit=*/false);
+    finish(x, top);
+  } else {
+    const Tensor top = b.narrow(-2, 0, m), all = b.narrow(-2, 0, n);
+    Matrices y = matrices(top);
+    trsm(r.transposed(), y, /*upper=*/false, /*unit=*/false);
+    finish(y, top);
+    b.narrow(-2, m, n - m).zero_();
+    const Matrices x = matrices(all);
+    apply_reflectors(matrices(qr), tau, x, /*forward=*/false);
+    finish(x, all);
+  }
   const Tensor zero = qr.diagonal(0, -2, -1) == 0;
   infos.copy_(at::where(zero.any(-1), zero.to(at::kInt).argmax(-1) + 1, 0).view_as(infos));
 }
@@ -313,8 +329,8 @@ void eigh_kernel(const Tensor& values, const Tensor& vectors, const Tensor& info
 }
 
 // SVD by one-sided Jacobi on A (or A^T when wide: m >= n in the kernel),
-// singular values descending; full_matrices completes U with the orthogonal
-// complement from a Householder QR of its reduced columns.
+// singular values descending; U's missing columns (of zero singular values,
+// and past n for full_matrices) from a Householder QR of its columns.
 void svd_kernel(const Tensor& A, bool full_matrices, bool compute_uv, const std::optional<c10::string_view>& driver,
                 const Tensor& U, const Tensor& S, const Tensor& Vh, const Tensor& info) {
   info.zero_();
@@ -322,7 +338,7 @@ void svd_kernel(const Tensor& A, bool full_matrices, bool compute_uv, const std:
   const bool wide = A.size(-2) < A.size(-1);
   const Tensor X = wide ? A.mT() : A;
   const int64_t m = X.size(-2), n = X.size(-1), count = X.numel() / (m * n);
-  const Tensor w = X.mT().contiguous();  // X column-major
+  const Tensor w = column_major_copy(X).mT();  // X column-major, as a row-major [n, m]
   const Tensor v = at::eye(n, A.options()).expand({count, n, n}).contiguous();  // V column-major
   const Tensor s = at::empty(S.sizes(), S.options());
   const Tensor rot = at::empty({count, n + 1}, A.options());
@@ -340,14 +356,16 @@ void svd_kernel(const Tensor& A, bool full_matrices, bool compute_uv, const std:
   const Tensor u = w.mT().gather(-1, order.unsqueeze(-2).expand(shape));
   shape[shape.size() - 2] = n;
   const Tensor vm = v.view(shape).mT().gather(-1, order.unsqueeze(-2).expand(shape));
-  Tensor u_out = u;
-  if (full_matrices && m > n) {  // U's complement: the last m - n columns of a QR of U
-    const auto [qr, tau] = at::geqrf(u);
-    shape[shape.size() - 2] = m;
-    shape.back() = m - n;
-    const Tensor q = at::linalg_householder_product(at::cat({qr, at::zeros(shape, qr.options())}, -1), tau);
-    u_out = at::cat({u, q.narrow(-1, n, m - n)}, -1);
-  }
+  // U's columns of zero singular values are zero: a Householder QR of U
+  // keeps the others (up to the sign of R's diagonal) and completes the
+  // basis there, and past n for full_matrices, as LAPACK's U.
+  const auto [qr, tau] = at::geqrf(u);
+  const int64_t cols = full_matrices ? m : n;
+  shape[shape.size() - 2] = m;
+  shape.back() = cols - n;
+  const Tensor q = at::linalg_householder_product(cols > n ? at::cat({qr, at::zeros(shape, qr.options())}, -1) : qr, tau);
+  const Tensor sign = at::where(qr.diagonal(0, -2, -1) < 0, -1.0, 1.0).to(q.scalar_type()).unsqueeze(-2);
+  const Tensor u_out = cols > n ? at::cat({q.narrow(-1, 0, n) * sign, q.narrow(-1, n, cols - n)}, -1) : q * sign;
   if (wide) {  // A = X^T = V S U^T
     U.copy_(vm);
     Vh.copy_(u_out.mT());
@@ -361,7 +379,7 @@ void svd_kernel(const Tensor& A, bool full_matrices, bool compute_uv, const std:
 
 // cholesky_solve's kernel: B and the factor A broadcast to one batch by ATen.
 Tensor cholesky_solve_helper(const Tensor& self, const Tensor& A, bool upper) {
-  Tensor result = self.mT().contiguous().mT();
+  Tensor result = column_major_copy(self);
   if (result.numel() == 0) return result;
   Matrices x = matrices(result);
   const Matrices f = matrices(expand_batch(A, self.sizes().slice(0, self.dim() - 2)));

@@ -127,3 +127,113 @@ def test_cholesky_solve_and_inverse(upper):
         return x, a.grad, b.grad
 
     run_both(grads, a, b)
+
+
+# ---- QR, least squares, symmetric eigen, SVD ---------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", [(5, 5), (3, 6, 4), (2, 4, 6), (0, 3, 3), (1, 1)])
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+def test_qr(shape, mode):
+    run_both(lambda a: torch.linalg.qr(a, mode=mode), rand(*shape), **LA_TOL)
+    run_both(torch.geqrf, rand(*shape), **LA_TOL)
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("transpose", [False, True])
+def test_householder_product_and_ormqr(left, transpose):
+    reflectors, tau = torch.geqrf(rand(3, 6, 4))
+    run_both(torch.linalg.householder_product, reflectors, tau, **LA_TOL)
+    c = rand(3, 6, 5) if left else rand(3, 5, 6)
+    run_both(lambda v, t, c: torch.ormqr(v, t, c, left=left, transpose=transpose), reflectors, tau, c, **LA_TOL)
+
+
+@pytest.mark.parametrize("shape", [(6, 4), (4, 6), (5, 5)])
+def test_lstsq_gels(shape):
+    a, b = rand(3, *shape, dtype=torch.float64), rand(3, shape[0], 2, dtype=torch.float64, seed=3)
+
+    def solve(a, b):
+        a, b = a.clone().requires_grad_(), b.clone().requires_grad_()
+        r = torch.linalg.lstsq(a, b)
+        (r.solution.sum() + r.residuals.sum()).backward()
+        return r.solution, r.residuals, a.grad, b.grad
+
+    run_both(solve, a, b)
+    run_both(lambda a, b: torch.linalg.lstsq(a, b[..., 0]).solution, a, b)  # vector right-hand side
+    with pytest.raises(RuntimeError, match="other than `gels` is not supported"):  # as on CUDA
+        torch.linalg.lstsq(a.to("ocl"), b.to("ocl"), driver="gelsd")
+
+
+@pytest.mark.parametrize("shape", [(5, 5), (3, 8, 8), (33, 33), (1, 1), (0, 4, 4), (4, 2, 2)])
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_eigh(shape, uplo):
+    a = rand(*shape, dtype=torch.float64)
+    w, v = torch.linalg.eigh(a.to("ocl"), UPLO=uplo)
+    w_cpu, v_cpu = torch.linalg.eigh(a, UPLO=uplo)
+    torch.testing.assert_close(w.cpu(), w_cpu)
+    torch.testing.assert_close(v.cpu().abs(), v_cpu.abs())  # eigenvectors up to sign
+    sym = a.tril() + a.tril(-1).mT if uplo == "L" else a.triu() + a.triu(1).mT
+    torch.testing.assert_close((v @ torch.diag_embed(w) @ v.mT).cpu(), sym)
+    run_both(lambda a: torch.linalg.eigvalsh(a, UPLO=uplo), a.float(), **LA_TOL)
+
+
+def test_eigh_gradients():
+    a = rand(3, 4, 4, dtype=torch.float64)
+    a = (a + a.mT).to("ocl").requires_grad_()
+    sym = lambda x: (x + x.mT) / 2  # noqa: E731  (gradcheck's perturbations must stay symmetric)
+    torch.autograd.gradcheck(lambda x: torch.linalg.eigvalsh(sym(x)), (a,))
+    torch.autograd.gradcheck(lambda x: torch.linalg.eigh(sym(x)).eigenvectors.abs(), (a,))
+
+
+@pytest.mark.parametrize("shape", [(5, 5), (3, 6, 4), (2, 4, 7), (40, 8), (1, 1), (0, 3, 3)])
+@pytest.mark.parametrize("full", [False, True])
+def test_svd(shape, full):
+    a = rand(*shape, dtype=torch.float64)
+    u, s, vh = (t.cpu() for t in torch.linalg.svd(a.to("ocl"), full_matrices=full))
+    u_cpu, s_cpu, vh_cpu = torch.linalg.svd(a, full_matrices=full)
+    assert u.shape == u_cpu.shape and vh.shape == vh_cpu.shape
+    torch.testing.assert_close(s, s_cpu)
+    k = s.shape[-1]
+    torch.testing.assert_close(u[..., :k] @ torch.diag_embed(s) @ vh[..., :k, :], a)
+    eye = lambda n: torch.eye(n, dtype=a.dtype)  # noqa: E731
+    torch.testing.assert_close(u.mT @ u, eye(u.shape[-1]).expand(*u.shape[:-2], -1, -1))
+    torch.testing.assert_close(vh @ vh.mT, eye(vh.shape[-2]).expand(*vh.shape[:-2], -1, -1))
+
+
+def test_svd_rank_deficient_and_derived_ops():
+    # Zero singular values: U's columns there still orthonormal (as LAPACK's), so
+    # the subgradients of the nuclear norm and of pinv at singular inputs agree.
+    zero, rank1 = torch.zeros(4, 3, dtype=torch.float64), torch.ones(3, 5, dtype=torch.float64)
+    for a in (zero, rank1):
+        u = torch.linalg.svd(a.to("ocl")).U.cpu()
+        torch.testing.assert_close(u.mT @ u, torch.eye(u.shape[-1], dtype=a.dtype))
+
+    def grads(a):
+        a = a.clone().requires_grad_()
+        y = torch.linalg.matrix_norm(a, "nuc") + torch.linalg.pinv(a).sum() + torch.linalg.matrix_norm(a, 2)
+        y.backward()
+        return y, a.grad
+
+    run_both(grads, rand(4, 3, dtype=torch.float64))
+    run_both(grads, rand(3, 5, dtype=torch.float64))
+    run_both(lambda a: (torch.linalg.matrix_rank(a), torch.linalg.cond(a), torch.linalg.svdvals(a)),
+             rand(2, 5, 5, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("name", ["cholesky", "lu_factor", "lu_solve", "solve_triangular", "cholesky_solve", "qr",
+                                  "lstsq", "eigh", "svd", "pinv"])
+def test_inputs_are_not_written(name):
+    # The kernels work in place: every op must factor a copy, never the caller's tensor.
+    a = spd(2, 4, 4, dtype=torch.float64).to("ocl")
+    wide, b = rand(2, 3, 4, dtype=torch.float64).to("ocl"), rand(2, 4, 2, dtype=torch.float64).to("ocl")
+    args = {"cholesky": (a,), "lu_factor": (a,), "lu_solve": (*torch.linalg.lu_factor(a), b),
+            "solve_triangular": (a.mT.contiguous().mT, b), "cholesky_solve": (b.mT.contiguous().mT, a), "qr": (wide,),
+            "lstsq": (wide, b[:, :3]), "eigh": (a,), "svd": (wide,), "pinv": (wide,)}[name]
+    fn = {"cholesky": torch.linalg.cholesky, "lu_factor": torch.linalg.lu_factor, "lu_solve": torch.linalg.lu_solve,
+          "solve_triangular": lambda a, b: torch.linalg.solve_triangular(a, b, upper=True),
+          "cholesky_solve": torch.cholesky_solve, "qr": torch.linalg.qr, "lstsq": torch.linalg.lstsq,
+          "eigh": torch.linalg.eigh, "svd": torch.linalg.svd, "pinv": torch.linalg.pinv}[name]
+    before = [t.cpu().clone() for t in args]
+    fn(*args)
+    for t, old in zip(args, before):
+        assert torch.equal(t.cpu(), old)
