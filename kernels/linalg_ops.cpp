@@ -65,6 +65,14 @@ Matrices matrices(const Tensor& x) {
   if (x.is_contiguous()) return {x, rows, cols, cols, 1, rows * cols, count};
   return {x.mT().contiguous().mT(), rows, cols, 1, rows, rows * cols, count};
 }
+// infos (LAPACK's, one per matrix: ATen flattens or broadcasts the batch) =
+// 1 + the first zero on the diagonal of the triangular factors `f`, else 0.
+void zero_diagonal_infos(const Tensor& f, const Tensor& infos) {
+  const Tensor zero = f.diagonal(0, -2, -1) == 0;
+  const Tensor first = at::where(zero.any(-1), zero.to(at::kInt).argmax(-1) + 1, 0);
+  if (first.numel() == infos.numel()) infos.copy_(first.reshape(infos.sizes()));
+  else infos.copy_(first.max().expand(infos.sizes()));
+}
 // After a kernel wrote `m`: the result into `x` if `m` was a copy.
 void finish(const Matrices& m, const Tensor& x) {
   if (!m.t.is_same(x)) x.copy_(m.t);
@@ -204,9 +212,7 @@ Tensor& cholesky_inverse_kernel(Tensor& result, Tensor& infos, bool upper) {
   if (result.numel() == 0) return result;
   const Tensor factor = result.clone();
   const Matrices f = matrices(factor);
-  const Tensor diag = factor.diagonal(0, -2, -1);
-  const Tensor zero = diag == 0;
-  infos.copy_(at::where(zero.any(-1), zero.to(at::kInt).argmax(-1) + 1, 0));
+  zero_diagonal_infos(factor, infos);
   result.copy_(at::eye(result.size(-1), result.options()).expand_as(result));
   Matrices x = matrices(result);
   const Matrices lower = upper ? f.transposed() : f;
@@ -299,8 +305,7 @@ void lstsq_kernel(const Tensor& a, Tensor& b, Tensor& rank, Tensor& singular_val
     apply_reflectors(matrices(qr), tau, x, /*forward=*/false);
     finish(x, all);
   }
-  const Tensor zero = qr.diagonal(0, -2, -1) == 0;
-  infos.copy_(at::where(zero.any(-1), zero.to(at::kInt).argmax(-1) + 1, 0).view_as(infos));
+  zero_diagonal_infos(qr.narrow(-2, 0, k), infos);
 }
 
 // Symmetric eigenproblem: `vectors` holds A (its `upper` or lower triangle

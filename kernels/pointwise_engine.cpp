@@ -400,6 +400,18 @@ std::atomic<bool> direct_enabled{[] {
 
 }  // namespace
 
+// A complex Scalar for a real kernel raises as the CPU's scalar.to<T>() does
+// ("value cannot be converted to type double without overflow"), before any
+// early return for empty tensors (the CPU converts first).
+void check_real_params(c10::ArrayRef<c10::Scalar> params, c10::ScalarType compute) {
+  if (c10::isComplexType(compute)) return;
+  for (const c10::Scalar& p : params)
+    if (p.isComplex()) {
+      if (compute == c10::kDouble) (void)p.to<double>();
+      else (void)p.to<float>();
+    }
+}
+
 void run_pointwise(at::TensorIteratorBase& iter, const PointwiseOp& op,
                    std::initializer_list<c10::Scalar> params,
                    std::optional<c10::ScalarType> compute_opt) {
@@ -415,6 +427,7 @@ void run_pointwise(at::TensorIteratorBase& iter, const PointwiseOp& op,
       : op.compute_operand >= 0 ? iter.dtype(op.compute_operand)
                                 : iter.maybe_common_dtype().value_or(iter.dtype(noutputs));
   check_op_dtype(op, compute);
+  check_real_params(c10::ArrayRef<c10::Scalar>(params.begin(), params.size()), compute);
   if (iter.numel() == 0) return;
   const auto device = iter.device().index();
   check_storable(compute, device);
@@ -511,6 +524,7 @@ bool run_pointwise_direct(const DirectPointwise& d, bool inplace, c10::ArrayRef<
   for (size_t p = 0; p < params.size(); ++p) values[p] = d.negate_params ? -params[p] : params[p];
   const size_t nops = 1 + inputs.size();
   ++tls_direct_launches;
+  check_real_params(params, dtype);
   if (first.numel() == 0) return true;
   launch_generated(op, device.index(), dtype, c10::ArrayRef<Operand>(operands.data(), nops), 1,
                    c10::ArrayRef<const void*>(data.data(), nops), c10::ArrayRef<c10::Scalar>(cpu_values.data(), nops),

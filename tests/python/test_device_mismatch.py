@@ -90,7 +90,7 @@ ROWS = [
     ("linalg.solve cpu B", "native", lambda: torch.linalg.solve(o(3, 3) + 3 * torch.eye(3, device=D), c(3, 2))),
     ("fft out=cpu", "native", lambda: torch.fft.fft(o(4), out=c(4, dtype=torch.complex64))),
     ("cdist cpu x2", "native", lambda: torch.cdist(o(3, 2), c(4, 2))),
-    ("linalg.lstsq cpu b", "fallback", lambda: torch.linalg.lstsq(o(4, 3), c(4, 2))),
+    ("linalg.lstsq cpu b", "native", lambda: torch.linalg.lstsq(o(4, 3), c(4, 2))),
     ("linalg.eig out=cpu", "fallback", lambda: torch.linalg.eig(o(3, 3), out=(c(3, dtype=torch.complex64), c(3, 3, dtype=torch.complex64)))),
     ("lu_unpack cpu pivots", "native",
      lambda: torch.lu_unpack(o(3, 3), torch.tensor([1, 2, 3], dtype=torch.int32))),
@@ -130,7 +130,7 @@ def test_fallback_rows_are_fallback_ops(quiet):
     # The same ops on one device do run through the fallback (so the rows
     # above test the fallback's check, not a native kernel's).
     a = o(3, 3) + 3 * torch.eye(3, device=D)
-    for call in (lambda: torch.linalg.lstsq(a, o(3, 2)), lambda: torch.linalg.eig(a)):
+    for call in (lambda: torch.linalg.ldl_factor(a), lambda: torch.linalg.eig(a)):
         torch.ocl.reset_fallback_stats()
         call()
         assert torch.ocl.fallback_stats(), call
@@ -193,3 +193,20 @@ def test_two_ocl_devices(quiet):
     for call in (lambda: a + b, lambda: torch.mm(a[None], b[:, None]), lambda: torch.cdist(a[None], b[None])):
         with pytest.raises(RuntimeError, match=FAMILY):
             call()
+
+
+def test_foreach_scalar_tensor_checks_as_cuda():
+    # CUDA's fused _foreach_{add,mul,div}.Tensor: the scalar tensor must be 0-dim and,
+    # on the fused route (every tensor on the device, the scalar's dtype), on the device.
+    tensors = [o(2, 2), o(2, 2)]
+    with pytest.raises(RuntimeError, match="scalar tensor expected to be on ocl:0 but is on cpu"):
+        torch._foreach_add(tensors, torch.tensor(1.0), alpha=1.0)
+    for fn in (torch._foreach_mul, torch._foreach_div, torch._foreach_add_):
+        with pytest.raises(RuntimeError, match="scalar tensor expected to be 0 dim but"):
+            fn([c(2, 2), o(2, 2)], o(2))
+    scale = torch.tensor(2.0, device=D)
+    for fn, ref in ((torch._foreach_mul, torch.mul), (torch._foreach_div, torch.div), (torch._foreach_add, torch.add)):
+        for got, t in zip(fn(tensors, scale), tensors):
+            torch.testing.assert_close(got, ref(t, scale))
+    # another dtype takes CUDA's per-tensor route, which accepts a CPU scalar as any op does
+    torch.testing.assert_close(torch._foreach_mul(tensors, torch.tensor(3))[0], tensors[0] * 3)

@@ -300,3 +300,15 @@ def test_subtracting_a_bool_scalar_raises_as_on_cpu(call):
     for device in ("cpu", "ocl"):
         with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with a bool tensor is not supported"):
             call(torch.randn(3, device=device))
+
+
+@pytest.mark.parametrize("numel", [0, 3])
+def test_complex_scalar_for_a_real_kernel_raises_as_the_cpu(numel):
+    # The CPU converts the Scalar (scalar.to<T>()) before looking at the
+    # elements: an empty tensor raises too (test_foreach's lerp with a
+    # complex weight list where the complex weight meets an empty tensor).
+    from cpu_reference import run_both
+    a = torch.randn(numel, dtype=torch.float64)
+    run_both(lambda a: torch.lerp(a, a, 3 + 4.5j), a, same_message=True)
+    run_both(lambda a: torch._foreach_lerp([a, a], [a, a], [0.5, 3 + 4.5j]), a, same_message=True)
+    run_both(lambda a: torch.lerp(a, a, 0.5 + 0j), a)  # no imaginary part: converts

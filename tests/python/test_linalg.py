@@ -237,3 +237,10 @@ def test_inputs_are_not_written(name):
     fn(*args)
     for t, old in zip(args, before):
         assert torch.equal(t.cpu(), old)
+
+
+def test_batched_infos_and_broadcast_least_squares():
+    # ATen flattens (cholesky_inverse) or keeps A's batch (lstsq) in `infos`.
+    run_both(lambda a: torch.cholesky_inverse(torch.linalg.cholesky(a)), spd(2, 2, 3, 3, dtype=torch.float64))
+    a, b = rand(1, 5, 3, dtype=torch.float64), rand(2, 5, 2, dtype=torch.float64)
+    run_both(lambda a, b: torch.linalg.lstsq(a, b).solution, a, b)
