@@ -4,6 +4,7 @@
 // behind the LAPACK DispatchStubs, whose kernels are kernels/linalg.cl.
 // float32 / float64; complex inputs go to the counted CPU fallback.
 #include <ATen/native/BatchLinearAlgebra.h>
+#include <ATen/native/LinearAlgebraUtils.h>
 #include <ATen/native/TransposeType.h>
 #include <ATen/ops/_cholesky_solve_helper_native.h>
 #include <ATen/ops/_linalg_det_native.h>
@@ -394,6 +395,36 @@ Tensor cholesky_solve_helper(const Tensor& self, const Tensor& A, bool upper) {
   return result;
 }
 
+// exp(A) by scaling and squaring with the degree-13 Padé approximant
+// (Higham 2005): each matrix scaled by 2^-s, s from its 1-norm, then squared
+// s times. ATen's CPU/CUDA implementation calls device-specific code.
+Tensor matrix_exp(const Tensor& self) {
+  at::native::squareCheckInputs(self, "linalg.matrix_exp");
+  at::native::checkFloatingOrComplex(self, "linalg.matrix_exp");
+  const int64_t n = self.size(-1);
+  if (self.numel() == 0) return at::empty_like(self, at::MemoryFormat::Contiguous);
+  if (n == 1) return self.exp();
+  static constexpr double b[] = {64764752532480000.0, 32382376266240000.0, 7771770303897600.0,
+                                 1187353796428800.0, 129060195264000.0, 10559470521600.0, 670442572800.0,
+                                 33522128640.0, 1323241920.0, 40840800.0, 960960.0, 16380.0, 182.0, 1.0};
+  constexpr double theta13 = 5.371920351148152;
+  const Tensor norm = self.abs().sum(-2).amax(-1);  // the 1-norm per matrix
+  const Tensor s = at::clamp_min(at::ceil(at::log2(norm / theta13)), 0).nan_to_num(0);
+  const int64_t squarings = s.max().item<double>() > 0 ? static_cast<int64_t>(s.max().item<double>()) : 0;
+  const Tensor a = self / at::pow(2.0, s).unsqueeze(-1).unsqueeze(-1);
+  const Tensor eye = at::eye(n, self.options()).expand_as(self);
+  const Tensor a2 = at::matmul(a, a), a4 = at::matmul(a2, a2), a6 = at::matmul(a4, a2);
+  const Tensor u = at::matmul(a, at::matmul(a6, b[13] * a6 + b[11] * a4 + b[9] * a2) + b[7] * a6 + b[5] * a4 +
+                                     b[3] * a2 + b[1] * eye);
+  const Tensor v = at::matmul(a6, b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + b[2] * a2 + b[0] * eye;
+  Tensor r = at::linalg_solve(v - u, v + u);
+  for (int64_t i = 0; i < squarings; ++i) {
+    const Tensor squared = at::matmul(r, r);
+    r = at::where((s > i).unsqueeze(-1).unsqueeze(-1), squared, r);
+  }
+  return r;
+}
+
 }  // namespace
 }  // namespace torch_ocl
 
@@ -436,6 +467,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_op<&ormqr, takes_linalg>(m, "ormqr");
   register_op<&ormqr_out, takes_linalg>(m, "ormqr.out");
   register_op<&linalg_lstsq_out, takes_linalg>(m, "linalg_lstsq.out");
+  register_op<&torch_ocl::matrix_exp, takes_linalg>(m, "linalg_matrix_exp");
   register_op<&linalg_solve_triangular, takes_linalg>(m, "linalg_solve_triangular");
   register_op<&linalg_solve_triangular_out, takes_linalg>(m, "linalg_solve_triangular.out");
   register_op<&cholesky, takes_linalg>(m, "cholesky");

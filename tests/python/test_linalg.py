@@ -244,3 +244,15 @@ def test_batched_infos_and_broadcast_least_squares():
     run_both(lambda a: torch.cholesky_inverse(torch.linalg.cholesky(a)), spd(2, 2, 3, 3, dtype=torch.float64))
     a, b = rand(1, 5, 3, dtype=torch.float64), rand(2, 5, 2, dtype=torch.float64)
     run_both(lambda a, b: torch.linalg.lstsq(a, b).solution, a, b)
+
+
+@pytest.mark.parametrize("scale", [0.01, 1.0, 10.0])
+def test_matrix_exp(scale):
+    # Scaling and squaring: a batch whose matrices need different numbers of squarings.
+    a = rand(3, 4, 4, dtype=torch.float64) * torch.tensor([scale, scale / 10, scale * 3], dtype=torch.float64).view(3, 1, 1)
+    run_both(torch.linalg.matrix_exp, a)
+    run_both(torch.linalg.matrix_exp, a.float(), rtol=1e-5, atol=1e-5 * max(scale, 1) ** 4)
+    x = a[:2, :3, :3].clone().to("ocl").requires_grad_()
+    torch.autograd.gradcheck(torch.linalg.matrix_exp, (x,))
+    run_both(torch.linalg.matrix_exp, torch.zeros(0, 2, 2), same_message=True)
+    run_both(torch.linalg.matrix_exp, rand(2, 3), same_message=True)  # not square

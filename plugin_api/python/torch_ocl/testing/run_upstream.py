@@ -269,6 +269,9 @@ def main(argv=None) -> int:
     parser.add_argument("--cpu-check", action="store_true",
                         help="rerun each failed ocl test's CPU twin and say which fail on the CPU too "
                              "(a test file of another PyTorch version than the installed one)")
+    parser.add_argument("--rerun-fallback", action="store_true",
+                        help="with --results-dir: as --rerun-failed, and also rerun the tests that passed "
+                             "through the CPU fallback (their counts follow ops that became native)")
     parser.add_argument("--rerun-failed", action="store_true",
                         help="with --results-dir: run only the ocl tests that failed in the file's last results "
                              "and update those results (the file's other outcomes stay as recorded)")
@@ -287,20 +290,22 @@ def main(argv=None) -> int:
             os.makedirs(args.results_dir, exist_ok=True)
             results = os.path.join(args.results_dir, stem + ".jsonl")
         previous, only_ids, previous_wall = {}, None, 0.0
-        if args.rerun_failed:
+        rerun = args.rerun_failed or args.rerun_fallback
+        if rerun:
             if not results or not os.path.exists(results):
-                print(f"{path}: --rerun-failed needs the results of an earlier run in --results-dir")
+                print(f"{path}: --rerun-failed/--rerun-fallback needs the results of an earlier run in --results-dir")
                 status = max(status, 1)
                 continue
             previous, _ = read_results(results)
-            only_ids = [t for t, (o, *_) in previous.items() if o in ("failed", "error") and _is_ocl_test(t)]
+            only_ids = [t for t, (o, _, f) in previous.items() if _is_ocl_test(t) and (
+                o in ("failed", "error") or (args.rerun_fallback and o == "passed" and f))]
             with open(os.path.join(args.results_dir, stem + ".summary.json"), encoding="utf-8") as f:
                 previous_wall = json.load(f)["wall_s"]
             os.replace(results, results + ".before_rerun")
         t0 = time.perf_counter()
         outcomes, running, code, tail = run_file(path, pytest_args, args.timeout, results, args.shard, only_ids)
         wall = time.perf_counter() - t0 + previous_wall
-        if args.rerun_failed:  # the earlier outcomes, with the rerun's replacing those it ran
+        if rerun:  # the earlier outcomes, with the rerun's replacing those it ran
             with open(results + ".before_rerun", encoding="utf-8") as before, \
                     open(results + ".merged", "w", encoding="utf-8") as merged:
                 merged.write(before.read())
