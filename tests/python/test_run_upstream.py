@@ -223,3 +223,23 @@ def test_rerun_failed_of_a_shard_reruns_its_failures(run_python, tmp_path):
         assert json.loads(summary_file.read_text())["counts"]["failed"] == 0, proc.stdout
         return
     raise AssertionError("no shard had the failing test")
+
+
+def test_rerun_fallback_reruns_the_tests_that_used_the_fallback(run_python, tmp_path):
+    import json
+    path = tmp_path / "test_recording.py"
+    path.write_text(RECORDING)
+    results = tmp_path / "results"
+    run = ["-m", "torch_ocl.testing.run_upstream", str(path), "--results-dir", str(results)]
+    run_python(None, args=run, timeout=600)
+    jsonl = results / "test_recording.py.jsonl"
+    lines = lambda test: jsonl.read_text().count(f"::{test}")  # noqa: E731
+    before = {t: lines(t) for t in ("test_native_ocl", "test_uses_the_fallback_ocl", "test_known_to_fail_ocl")}
+    # --rerun-fallback runs the failed test and the one that passed through the fallback again, nothing else
+    proc = run_python(None, args=run + ["--rerun-fallback"], timeout=600)
+    assert "ocl tests: 3 passed, 1 failed" in proc.stdout, proc.stdout  # the merged outcomes
+    assert lines("test_native_ocl") == before["test_native_ocl"]
+    assert lines("test_uses_the_fallback_ocl") > before["test_uses_the_fallback_ocl"]
+    assert lines("test_known_to_fail_ocl") > before["test_known_to_fail_ocl"]
+    summary = json.loads((results / "test_recording.py.summary.json").read_text())
+    assert [t.split("::")[-1] for t in summary["passed_with_fallback"]] == ["test_uses_the_fallback_ocl"]
