@@ -247,10 +247,12 @@ static inline void jacobi_pair(long N, long r, long i, long* p, long* q) {
 // Symmetric eigenproblem by cyclic Jacobi rotations (parallel ordering): a
 // (n x n, symmetric, both triangles) is driven to diagonal, its diagonal
 // written to w, the rotations accumulated in v (n x n, identity on entry);
-// rot: room for a round's rotations (n + 1 per matrix).
-// Sweeps until the off-diagonal part is below eps of the norm (at most 64).
+// rot: room for a round's rotations (n + 1 per matrix). A pair is rotated
+// while |a_pq| > eps sqrt(|a_pp a_qq|) (LAPACK's Jacobi criterion); sweeps
+// end when one rotates nothing (at most 64).
 __kernel void syevj(__global char* ab, ulong ao, __global char* vb, ulong vo, __global char* wb, ulong wo, long n,
-                    long ms, long nb, ST eps, __global char* qb, ulong qo, __local ST* part) {
+                    long ms, long nb, ST eps, __global char* qb, ulong qo) {
+  __local int rotated;
   const long lid = get_local_id(0), lsz = get_local_size(0), N = n + (n & 1), npairs = N / 2;
   const long rs = 1, cs = n;  // a and v are the kernel's own column-major work matrices
   for (long b = get_group_id(0); b < nb; b += get_num_groups(0)) {
@@ -258,35 +260,22 @@ __kernel void syevj(__global char* ab, ulong ao, __global char* vb, ulong vo, __
     __global ST* v = PTR(ST, vb, vo) + b * ms;
     __global ST* rot = PTR(ST, qb, qo) + b * N;  // a round's (c, s) per pair
     for (int sweep = 0; sweep < 64; ++sweep) {
-      ST off = 0, all = 0;
-      for (long t = lid; t < n * n; t += lsz) {
-        const ST x = a[t] * a[t];
-        all += x;
-        if (t % n != t / n) off += x;
-      }
-      part[lid] = off;
-      part[lsz + lid] = all;
+      if (lid == 0) rotated = 0;
       SYNC;
-      for (long h = lsz / 2; h > 0; h >>= 1) {
-        if (lid < h) {
-          part[lid] += part[lid + h];
-          part[lsz + lid] += part[lsz + lid + h];
-        }
-        SYNC;
-      }
-      const int done = !(part[0] > eps * eps * part[lsz]);
-      SYNC;
-      if (done) break;
       for (long r = 0; r < N - 1; ++r) {
         for (long i = lid; i < npairs; i += lsz) {
           long p, q;
           jacobi_pair(N, r, i, &p, &q);
           ST c = 1, s = 0;
-          if (q < n && AT(a, p, q) != 0) {
-            const ST theta = (AT(a, q, q) - AT(a, p, p)) / (2 * AT(a, p, q));
-            const ST t = (theta >= 0 ? 1 : -1) / (fabs(theta) + sqrt(1 + theta * theta));
-            c = 1 / sqrt(1 + t * t);
-            s = t * c;
+          if (q < n) {
+            const ST apq = AT(a, p, q), app = AT(a, p, p), aqq = AT(a, q, q);
+            if (fabs(apq) > eps * sqrt(fabs(app * aqq)) && apq != 0) {
+              const ST theta = (aqq - app) / (2 * apq);
+              const ST t = (theta >= 0 ? 1 : -1) / (fabs(theta) + sqrt(1 + theta * theta));
+              c = 1 / sqrt(1 + t * t);
+              s = t * c;
+              rotated = 1;
+            }
           }
           rot[2 * i] = c;
           rot[2 * i + 1] = s;
@@ -296,8 +285,9 @@ __kernel void syevj(__global char* ab, ulong ao, __global char* vb, ulong vo, __
           const long i = t / n, j = t % n;
           long p, q;
           jacobi_pair(N, r, i, &p, &q);
-          if (q >= n) continue;
-          const ST c = rot[2 * i], s = rot[2 * i + 1], x = AT(a, p, j), y = AT(a, q, j);
+          const ST c = rot[2 * i], s = rot[2 * i + 1];
+          if (q >= n || s == 0) continue;
+          const ST x = AT(a, p, j), y = AT(a, q, j);
           AT(a, p, j) = c * x - s * y;
           AT(a, q, j) = s * x + c * y;
         }
@@ -306,8 +296,8 @@ __kernel void syevj(__global char* ab, ulong ao, __global char* vb, ulong vo, __
           const long i = t / n, j = t % n;
           long p, q;
           jacobi_pair(N, r, i, &p, &q);
-          if (q >= n) continue;
           const ST c = rot[2 * i], s = rot[2 * i + 1];
+          if (q >= n || s == 0) continue;
           ST x = AT(a, j, p), y = AT(a, j, q);
           AT(a, j, p) = c * x - s * y;
           AT(a, j, q) = s * x + c * y;
@@ -318,6 +308,9 @@ __kernel void syevj(__global char* ab, ulong ao, __global char* vb, ulong vo, __
         }
         SYNC;
       }
+      const int again = rotated;
+      SYNC;
+      if (!again) break;
     }
     for (long j = lid; j < n; j += lsz) PTR(ST, wb, wo)[b * n + j] = AT(a, j, j);
     SYNC;

@@ -323,11 +323,11 @@ void eigh_kernel(const Tensor& values, const Tensor& vectors, const Tensor& info
   const Tensor w = at::empty(values.sizes(), values.options());
   const Tensor rot = at::empty({count, n + 1}, vectors.options());
   Launch l = linalg_launch(a, "syevj");
-  const size_t local = group_size(l, n * n / 2);
+  const size_t local = group_size(l, n);
   l.tensor(a).tensor(v).tensor(w).value(n).value(n * n).value(count);
   if (a.scalar_type() == at::kDouble) l.value<cl_double>(std::numeric_limits<double>::epsilon());
   else l.value<cl_float>(std::numeric_limits<float>::epsilon());
-  l.tensor(rot).local_memory(2 * local * a.element_size());
+  l.tensor(rot);
   run_per_matrix(l, local, count);
   const Tensor order = w.argsort(/*stable=*/true, -1, /*descending=*/false);
   values.copy_(w.gather(-1, order));

@@ -17,7 +17,6 @@
 #include <ATen/ops/sum.h>
 #include <ATen/ops/zeros_like.h>
 
-#include <cstring>
 #include <limits>
 
 #include "backend/kernel_launch.h"
@@ -79,20 +78,28 @@ using namespace norm;
 // `t` as a contiguous `dtype` tensor (undefined stays undefined).
 Tensor as(const Tensor& t, c10::ScalarType dtype) { return t.defined() ? t.to(dtype).contiguous() : t; }
 
+// A row kernel of kernels/norm.cl and which of its tensor arguments it
+// writes (bit k: the k-th tensor).
+struct RowKernel {
+  const char* name;
+  unsigned written;
+};
+// (X, Y, mean, rstd, weight, bias): writes Y, mean, rstd.
+constexpr RowKernel k_row_forward{"row_norm_forward", 0b001110u};
+// (dy, X, mean, rstd, weight, dX): writes dX.
+constexpr RowKernel k_row_backward{"row_norm_backward", 0b100000u};
+
 // One of kernels/norm.cl's row kernels over M rows of N (one work group each).
-void launch_rows(const char* kernel, c10::ScalarType dtype, std::initializer_list<Tensor> tensors, int64_t M,
+void launch_rows(const RowKernel& kernel, c10::ScalarType dtype, std::initializer_list<Tensor> tensors, int64_t M,
                  int64_t N, std::optional<double> eps, bool rms) {
   const auto device = tensors.begin()->device().index();
   check_dtype_supported(dtype, device);
-  Launch l(device, dtype_kernel(device, "norm", kernel, dtype));
+  Launch l(device, dtype_kernel(device, "norm", kernel.name, dtype));
   const size_t local = l.pow2_work_group();
-  // The tensors the kernel writes: Y, mean, rstd (forward: X, Y, mean, rstd,
-  // weight, bias); dX (backward: dy, X, mean, rstd, weight, dX).
-  const unsigned written = std::strcmp(kernel, "row_norm_forward") == 0 ? 0b001110u : 0b100000u;
   unsigned k = 0;
   for (const auto& t : tensors) {
     if (!t.defined()) l.null_tensor();
-    else if (written >> k & 1u) l.tensor(t);
+    else if (kernel.written >> k & 1u) l.tensor(t);
     else l.input(t);
     ++k;
   }
@@ -128,7 +135,7 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& input, at::IntArrayR
     mean.zero_();
     rstd.fill_(std::numeric_limits<double>::quiet_NaN());
   } else if (M > 0) {
-    launch_rows("row_norm_forward", input.scalar_type(), {X, Y, mean, rstd, as(weight, acc), as(bias, acc)}, M, N,
+    launch_rows(k_row_forward, input.scalar_type(), {X, Y, mean, rstd, as(weight, acc), as(bias, acc)}, M, N,
                 eps, false);
   }
   // The statistics stay in the accumulation type (float for half /
@@ -164,7 +171,7 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& dY, const T
   if (mask[0]) {
     dX = at::empty_like(X, at::MemoryFormat::Contiguous);
     if (M > 0 && N > 0)
-      launch_rows("row_norm_backward", input.scalar_type(), {dy, X, mean_a, rstd_a, as(weight, acc), dX}, M, N,
+      launch_rows(k_row_backward, input.scalar_type(), {dy, X, mean_a, rstd_a, as(weight, acc), dX}, M, N,
                   std::nullopt, false);
   }
   if (mask[1] && weight.defined()) dgamma = row_weight_grad(dy, X, mean_a, rstd_a, weight, M, N, acc);
@@ -197,7 +204,7 @@ std::tuple<Tensor, Tensor> fused_rms_norm(const Tensor& input, at::IntArrayRef n
   Tensor rstd = at::empty({M}, X.options().dtype(acc));
   if (M > 0 && N == 0) rstd.fill_(std::numeric_limits<double>::quiet_NaN());
   else if (M > 0)
-    launch_rows("row_norm_forward", input.scalar_type(), {X, Y, Tensor(), rstd, as(weight, acc), Tensor()}, M, N, e,
+    launch_rows(k_row_forward, input.scalar_type(), {X, Y, Tensor(), rstd, as(weight, acc), Tensor()}, M, N, e,
                 true);
   return {std::move(Y), rstd.view(stat_shape(input, normalized_shape.size()))};
 }
@@ -214,7 +221,7 @@ std::tuple<Tensor, Tensor> fused_rms_norm_backward(const Tensor& dY, const Tenso
   if (mask[0]) {
     dX = at::empty_like(X, at::MemoryFormat::Contiguous);
     if (M > 0 && N > 0)
-      launch_rows("row_norm_backward", input.scalar_type(), {dy, X, Tensor(), rstd_a, as(weight, acc), dX}, M, N,
+      launch_rows(k_row_backward, input.scalar_type(), {dy, X, Tensor(), rstd_a, as(weight, acc), dX}, M, N,
                   std::nullopt, true);
   }
   if (mask[1] && weight.defined()) dweight = row_weight_grad(dy, X, Tensor(), rstd_a, weight, M, N, acc);
