@@ -93,6 +93,14 @@ CASES = {
     # FFT (VkFFT's generated kernels; 17: Bluestein)
     "fft_rfft_irfft": lambda: check(lambda a, b: (torch.view_as_real(torch.fft.rfft(a)), torch.fft.irfft(torch.fft.fft(b), n=17)),
                                     r(3, 12), r(2, 17)),
+    # dense linear algebra (kernels/linalg.cl: a work group per matrix, barriers between steps)
+    "cholesky_lu_solve": lambda: check(lambda a, b: (torch.linalg.cholesky(a @ a.mT + 5 * torch.eye(5, device=a.device)),
+                                                     torch.linalg.solve(a, b), torch.linalg.lu_factor(a[0, :4]).LU,
+                                                     torch.linalg.solve_triangular(a.triu() + 3 * torch.eye(5, device=a.device), b,
+                                                                                   upper=True)),
+                                       r(2, 5, 5), r(2, 5, 3)),
+    "qr_eigh_svd": lambda: check(lambda a: (torch.linalg.qr(a).R.abs(), torch.linalg.eigvalsh(a[:, :4] @ a[:, :4].mT),
+                                            torch.linalg.svdvals(a)), r(2, 6, 4), backward=False),
     "cdist_pdist": lambda: check(lambda a, b: (torch.cdist(a, b, p=1.5), torch.pdist(a)), r(5, 3), r(4, 3)),
     # sort / select / scans
     "sort_topk": lambda: check(lambda a: (torch.sort(a, 1)[0], torch.topk(a, 3).values), r(4, 37)),
