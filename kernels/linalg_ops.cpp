@@ -43,9 +43,14 @@ using at::Tensor;
 using at::native::TransposeType;
 
 // The dtypes these kernels take: float32 / float64 matrices, int32 pivots and
-// infos, int64 permutations (complex matrices: the counted fallback).
+// infos, int64 permutations; takes_linalg_complex (the LU / Cholesky /
+// triangular family) complex64 / complex128 too (the others' complex
+// matrices: the counted fallback).
 bool takes_linalg(c10::ScalarType t) {
   return t == at::kFloat || t == at::kDouble || t == at::kInt || t == at::kLong;
+}
+bool takes_linalg_complex(c10::ScalarType t) {
+  return takes_linalg(t) || t == at::kComplexFloat || t == at::kComplexDouble;
 }
 
 // A batch of matrices as kernels/linalg.cl addresses it: matrix b's entry
@@ -81,13 +86,27 @@ void finish(const Matrices& m, const Tensor& x) {
 // A column-major copy of `x` the kernels may overwrite (never `x` itself,
 // which .contiguous() would return when it already is).
 Tensor column_major_copy(const Tensor& x) { return x.mT().clone(at::MemoryFormat::Contiguous).mT(); }
+// A read-only input with its lazy conjugate / negative bits applied (the
+// kernels read memory).
+Tensor resolved(const Tensor& x) { return x.resolve_conj().resolve_neg(); }
 // `x` (int32 pivots / infos) as a contiguous tensor the kernel may write.
 Tensor contiguous_ints(const Tensor& x) { return x.is_contiguous() ? x : x.contiguous(); }
 
 Launch linalg_launch(const Tensor& like, const char* kernel) {
   const auto device = like.device().index();
-  check_dtype_supported(like.scalar_type(), device);
-  return Launch(device, dtype_kernel(device, "linalg", kernel, like.scalar_type()));
+  const c10::ScalarType dtype = like.scalar_type();
+  if (!c10::isComplexType(dtype)) {
+    check_dtype_supported(dtype, device);
+    return Launch(device, dtype_kernel(device, "linalg", kernel, dtype));
+  }
+  // complex64 / complex128: T = float2 / double2 over complex_lib.cl's arithmetic.
+  const c10::ScalarType real = c10::toRealValueType(dtype);
+  check_dtype_supported(real, device);
+  return Launch(device, source_kernel(device, "linalg", kernel, kernel_variant({static_cast<int>(dtype)}), [&] {
+    const std::string r = real == at::kDouble ? "double" : "float";
+    return dtype_preamble(real) + "#define LA_COMPLEX 1\n#define T " + r + "2\n#define R " + r + "\n" +
+           kernel_source("complex_lib");
+  }));
 }
 // One work group per matrix: the group size grows with the matrix, up to 256.
 size_t group_size(const Launch& l, int64_t n) {
@@ -98,14 +117,25 @@ size_t group_size(const Launch& l, int64_t n) {
 void run_per_matrix(Launch& l, size_t local, int64_t count) { l.run(static_cast<size_t>(count) * local, local); }
 
 // Solves op(A) X = B in place of B (left side, A triangular and already
-// transposed by its strides where op is a transpose).
-void trsm(const Matrices& a, const Matrices& x, bool upper, bool unit) {
+// transposed by its strides where op is a transpose; conj: A^H's conjugate).
+void trsm(const Matrices& a, const Matrices& x, bool upper, bool unit, bool conj = false) {
   if (x.count == 0 || x.rows == 0 || x.cols == 0) return;
   Launch l = linalg_launch(x.t, "trsm_left");
   const size_t local = group_size(l, x.rows * x.cols);
   l.input(a.t).tensor(x.t).value(x.rows).value(x.cols).value(a.rs).value(a.cs).value(a.ms);
-  l.value(x.rs).value(x.cs).value(x.ms).value(x.count).value<cl_int>(upper).value<cl_int>(unit);
+  l.value(x.rs).value(x.cs).value(x.ms).value(x.count).value<cl_int>(upper).value<cl_int>(unit).value<cl_int>(conj);
   run_per_matrix(l, local, x.count);
+}
+
+// x = A^-1 x for A = L L^H (upper: U^H U) given the factor f: L y = x, then L^H x = y.
+void solve_with_cholesky_factor(const Matrices& f, const Matrices& x, bool upper) {
+  if (upper) {  // L = U^H: U's transposed view, conjugated
+    trsm(f.transposed(), x, /*upper=*/false, /*unit=*/false, /*conj=*/true);
+    trsm(f, x, /*upper=*/true, /*unit=*/false);
+  } else {
+    trsm(f, x, /*upper=*/false, /*unit=*/false);
+    trsm(f.transposed(), x, /*upper=*/true, /*unit=*/false, /*conj=*/true);
+  }
 }
 
 // Row exchanges of `pivots` [count, npiv] applied to x's columns.
@@ -148,15 +178,17 @@ void lu_factor_kernel(const Tensor& input, const Tensor& pivots, const Tensor& i
   Launch l = linalg_launch(a.t, "getrf");
   const size_t local = group_size(l, std::max(a.rows, a.cols));
   l.tensor(a.t).tensor(piv).tensor(inf).value(a.rows).value(a.cols).value(a.rs).value(a.cs).value(a.ms);
-  l.value(a.count).value<cl_int>(compute_pivots).local_memory(local * a.t.element_size()).local_memory(local * 8);
+  const size_t real_size = c10::elementSize(c10::toRealValueType(a.t.scalar_type()));
+  l.value(a.count).value<cl_int>(compute_pivots).local_memory(local * real_size).local_memory(local * 8);
   run_per_matrix(l, local, a.count);
   finish(a, input);
   if (!piv.is_same(pivots)) pivots.copy_(piv);
   if (!inf.is_same(infos)) infos.copy_(inf);
 }
 
-void lu_solve_kernel(const Tensor& LU, const Tensor& pivots, const Tensor& B, TransposeType trans) {
+void lu_solve_kernel(const Tensor& LU_in, const Tensor& pivots, const Tensor& B, TransposeType trans) {
   if (B.numel() == 0) return;
+  const Tensor LU = resolved(LU_in);
   const auto batch = B.sizes().slice(0, B.dim() - 2);
   const Matrices lu = matrices(expand_batch(LU, batch));
   const Tensor piv = expand_batch(pivots.unsqueeze(-1), batch).squeeze(-1).contiguous();
@@ -165,20 +197,23 @@ void lu_solve_kernel(const Tensor& LU, const Tensor& pivots, const Tensor& B, Tr
     laswp(x, piv, false);
     trsm(lu, x, /*upper=*/false, /*unit=*/true);
     trsm(lu, x, /*upper=*/true, /*unit=*/false);
-  } else {  // A^T = U^T L^T P^T (real dtypes: the conjugate transpose is the transpose)
-    trsm(lu.transposed(), x, /*upper=*/false, /*unit=*/false);
-    trsm(lu.transposed(), x, /*upper=*/true, /*unit=*/true);
+  } else {  // A^T = U^T L^T P^T (A^H: the same with conjugates)
+    const bool conj = trans == TransposeType::ConjTranspose;
+    trsm(lu.transposed(), x, /*upper=*/false, /*unit=*/false, conj);
+    trsm(lu.transposed(), x, /*upper=*/true, /*unit=*/true, conj);
     laswp(x, piv, true);
   }
   finish(x, B);
 }
 
-void triangular_solve_kernel(const Tensor& A, const Tensor& B, bool left, bool upper, TransposeType transpose,
+void triangular_solve_kernel(const Tensor& A_in, const Tensor& B, bool left, bool upper, TransposeType transpose,
                              bool unitriangular) {
   if (B.numel() == 0) return;
+  // LAPACK reads A's memory column-major whatever its strides and math bits:
+  // ATen passes a row-major A (upper and transpose flipped) to mean A^T, and
+  // a conjugate view unresolved with transpose = ConjTranspose to mean A^H.
+  const Tensor A = (A_in.is_conj() ? A_in.conj() : A_in).resolve_neg();
   const auto batch = B.sizes().slice(0, B.dim() - 2);
-  // LAPACK reads A's memory column-major whatever its strides: ATen passes a
-  // row-major A (unchanged, upper and transpose flipped) to mean A^T.
   const bool row_major = A.size(-1) > 1 && A.stride(-1) == 1 && A.stride(-2) == A.size(-1);
   Matrices a = matrices(expand_batch(row_major ? A.mT() : A, batch));
   const Matrices b = matrices(B);
@@ -192,7 +227,8 @@ void triangular_solve_kernel(const Tensor& A, const Tensor& B, bool left, bool u
     upper = !upper;
     x = x.transposed();
   }
-  trsm(a, x, upper, unitriangular);
+  // op(A) = A^H: conjugated entries, on the left side and (op(A)^T = conj(A)) on the right.
+  trsm(a, x, upper, unitriangular, transpose == TransposeType::ConjTranspose);
   finish(b, B);
 }
 
@@ -214,11 +250,10 @@ Tensor& cholesky_inverse_kernel(Tensor& result, Tensor& infos, bool upper) {
   const Tensor factor = result.clone();
   const Matrices f = matrices(factor);
   zero_diagonal_infos(factor, infos);
-  result.copy_(at::eye(result.size(-1), result.options()).expand_as(result));
+  result.zero_();
+  result.diagonal(0, -2, -1).fill_(1);
   Matrices x = matrices(result);
-  const Matrices lower = upper ? f.transposed() : f;
-  trsm(lower, x, /*upper=*/false, /*unit=*/false);
-  trsm(lower.transposed(), x, /*upper=*/true, /*unit=*/false);
+  solve_with_cholesky_factor(f, x, upper);
   finish(x, result);
   return result;
 }
@@ -265,8 +300,8 @@ Tensor& orgqr_kernel(Tensor& result, const Tensor& tau) {
 void ormqr_kernel(const Tensor& input, const Tensor& tau, const Tensor& other, bool left, bool transpose) {
   if (other.numel() == 0) return;
   const auto batch = other.sizes().slice(0, other.dim() - 2);
-  const Matrices v = matrices(expand_batch(input, batch));
-  const Tensor t = expand_batch(tau.unsqueeze(-1), batch).squeeze(-1);
+  const Matrices v = matrices(expand_batch(resolved(input), batch));
+  const Tensor t = expand_batch(resolved(tau).unsqueeze(-1), batch).squeeze(-1);
   const Matrices c = matrices(other);
   apply_reflectors(v, t, left ? c : c.transposed(), /*forward=*/left == transpose);
   finish(c, other);
@@ -385,13 +420,11 @@ void svd_kernel(const Tensor& A, bool full_matrices, bool compute_uv, const std:
 
 // cholesky_solve's kernel: B and the factor A broadcast to one batch by ATen.
 Tensor cholesky_solve_helper(const Tensor& self, const Tensor& A, bool upper) {
-  Tensor result = column_major_copy(self);
+  Tensor result = column_major_copy(resolved(self));
   if (result.numel() == 0) return result;
   Matrices x = matrices(result);
-  const Matrices f = matrices(expand_batch(A, self.sizes().slice(0, self.dim() - 2)));
-  const Matrices lower = upper ? f.transposed() : f;
-  trsm(lower, x, /*upper=*/false, /*unit=*/false);
-  trsm(lower.transposed(), x, /*upper=*/true, /*unit=*/false);
+  const Matrices f = matrices(expand_batch(resolved(A), self.sizes().slice(0, self.dim() - 2)));
+  solve_with_cholesky_factor(f, x, upper);
   return result;
 }
 
@@ -446,17 +479,17 @@ REGISTER_PRIVATEUSE1_DISPATCH(unpack_pivots_stub, &::torch_ocl::unpack_pivots_ke
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   using namespace torch_ocl;
   using namespace at::native;
-  register_native_multi<structured_linalg_cholesky_ex_out>(m, "linalg_cholesky_ex", "linalg_cholesky_ex.L", takes_linalg);
+  register_native_multi<structured_linalg_cholesky_ex_out>(m, "linalg_cholesky_ex", "linalg_cholesky_ex.L", takes_linalg_complex);
   register_native_multi<structured_linalg_lu_factor_ex_out>(m, "linalg_lu_factor_ex", "linalg_lu_factor_ex.out",
-                                                            takes_linalg);
-  register_native_multi<structured_linalg_lu_out>(m, "linalg_lu", "linalg_lu.out", takes_linalg);
-  register_native_multi<structured_lu_unpack_out>(m, "lu_unpack", "lu_unpack.out", takes_linalg);
-  register_native_multi<structured_linalg_lu_solve_out>(m, "linalg_lu_solve", "linalg_lu_solve.out", takes_linalg);
-  register_native_multi<structured__linalg_solve_ex_out>(m, "_linalg_solve_ex", "_linalg_solve_ex.result", takes_linalg);
-  register_native_multi<structured_linalg_inv_ex_out>(m, "linalg_inv_ex", "linalg_inv_ex.inverse", takes_linalg);
-  register_native_multi<structured__linalg_det_out>(m, "_linalg_det", "_linalg_det.result", takes_linalg);
-  register_native_multi<structured__linalg_slogdet_out>(m, "_linalg_slogdet", "_linalg_slogdet.sign", takes_linalg);
-  register_native_multi<structured_triangular_solve_out>(m, "triangular_solve", "triangular_solve.X", takes_linalg);
+                                                            takes_linalg_complex);
+  register_native_multi<structured_linalg_lu_out>(m, "linalg_lu", "linalg_lu.out", takes_linalg_complex);
+  register_native_multi<structured_lu_unpack_out>(m, "lu_unpack", "lu_unpack.out", takes_linalg_complex);
+  register_native_multi<structured_linalg_lu_solve_out>(m, "linalg_lu_solve", "linalg_lu_solve.out", takes_linalg_complex);
+  register_native_multi<structured__linalg_solve_ex_out>(m, "_linalg_solve_ex", "_linalg_solve_ex.result", takes_linalg_complex);
+  register_native_multi<structured_linalg_inv_ex_out>(m, "linalg_inv_ex", "linalg_inv_ex.inverse", takes_linalg_complex);
+  register_native_multi<structured__linalg_det_out>(m, "_linalg_det", "_linalg_det.result", takes_linalg_complex);
+  register_native_multi<structured__linalg_slogdet_out>(m, "_linalg_slogdet", "_linalg_slogdet.sign", takes_linalg_complex);
+  register_native_multi<structured_triangular_solve_out>(m, "triangular_solve", "triangular_solve.X", takes_linalg_complex);
   register_native_multi<structured__linalg_eigh_out>(m, "_linalg_eigh", "_linalg_eigh.eigenvalues", takes_linalg);
   register_native_multi<structured__linalg_svd_out>(m, "_linalg_svd", "_linalg_svd.U", takes_linalg);
   register_native_multi<structured_linalg_qr_out>(m, "linalg_qr", "linalg_qr.out", takes_linalg);
@@ -468,11 +501,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_op<&ormqr_out, takes_linalg>(m, "ormqr.out");
   register_op<&linalg_lstsq_out, takes_linalg>(m, "linalg_lstsq.out");
   register_op<&torch_ocl::matrix_exp, takes_linalg>(m, "linalg_matrix_exp");
-  register_op<&linalg_solve_triangular, takes_linalg>(m, "linalg_solve_triangular");
-  register_op<&linalg_solve_triangular_out, takes_linalg>(m, "linalg_solve_triangular.out");
-  register_op<&cholesky, takes_linalg>(m, "cholesky");
-  register_op<&cholesky_out, takes_linalg>(m, "cholesky.out");
-  register_op<&cholesky_inverse, takes_linalg>(m, "cholesky_inverse");
-  register_op<&cholesky_inverse_out, takes_linalg>(m, "cholesky_inverse.out");
-  register_op<&cholesky_solve_helper, takes_linalg>(m, "_cholesky_solve_helper");
+  register_op<&linalg_solve_triangular, takes_linalg_complex>(m, "linalg_solve_triangular");
+  register_op<&linalg_solve_triangular_out, takes_linalg_complex>(m, "linalg_solve_triangular.out");
+  register_op<&cholesky, takes_linalg_complex>(m, "cholesky");
+  register_op<&cholesky_out, takes_linalg_complex>(m, "cholesky.out");
+  register_op<&cholesky_inverse, takes_linalg_complex>(m, "cholesky_inverse");
+  register_op<&cholesky_inverse_out, takes_linalg_complex>(m, "cholesky_inverse.out");
+  register_op<&cholesky_solve_helper, takes_linalg_complex>(m, "_cholesky_solve_helper");
 }

@@ -436,7 +436,7 @@ OCL_COMPARISON(gt, "a > b")
 OCL_COMPARISON(ge, "a >= b")
 
 // ---- ternary and clamps ----
-OCL_POINTWISE_STUB(addcmul, addcmul_stub, .expr = "a + p0 * b * c", .ninputs = 3, .params = "T",
+OCL_POINTWISE_STUB(addcmul, addcmul_stub, .expr = "a + p0 * b * c", .ninputs = 3, .dtypes = kNumbers, .params = "T",
                    .complex_expr = "a + c_mul(p0, c_mul(b, c))")
 OCL_NATIVE_OP_C(structured_addcmul_out, "addcmul", "addcmul_", "addcmul.out", OCL_DIRECT(addcmul))
 OCL_POINTWISE_STUB(addcdiv, addcdiv_stub, .expr = "a + p0 * (b / c)", .ninputs = 3, .dtypes = kNumbers,

@@ -312,3 +312,12 @@ def test_complex_scalar_for_a_real_kernel_raises_as_the_cpu(numel):
     run_both(lambda a: torch.lerp(a, a, 3 + 4.5j), a, same_message=True)
     run_both(lambda a: torch._foreach_lerp([a, a], [a, a], [0.5, 3 + 4.5j]), a, same_message=True)
     run_both(lambda a: torch.lerp(a, a, 0.5 + 0j), a)  # no imaginary part: converts
+
+
+def test_bool_addcmul_is_refused_as_on_cpu_and_cuda():
+    # Neither the CPU's nor CUDA's addcmul kernel takes bool (test_ops' test_dtypes_addcmul).
+    from cpu_reference import run_both
+    b = torch.tensor([True, False])
+    with pytest.raises(NotImplementedError):
+        torch.addcmul(b.to("ocl"), b.to("ocl"), b.to("ocl"))
+    run_both(torch.addcmul, b, b, b)  # the CPU's error type

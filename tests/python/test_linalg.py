@@ -256,3 +256,33 @@ def test_matrix_exp(scale):
     torch.autograd.gradcheck(torch.linalg.matrix_exp, (x,))
     run_both(torch.linalg.matrix_exp, torch.zeros(0, 2, 2), same_message=True)
     run_both(torch.linalg.matrix_exp, rand(2, 3), same_message=True)  # not square
+
+
+# ---- complex matrices (the LU / Cholesky / triangular family) -------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+def test_complex_factorizations_and_solves(dtype):
+    a, b = rand(3, 5, 5, dtype=dtype), rand(3, 5, 2, dtype=dtype, seed=2)
+    h = a @ a.mH + 5 * torch.eye(5, dtype=dtype)  # Hermitian positive-definite
+    for upper in (False, True):
+        run_both(lambda h: torch.linalg.cholesky(h, upper=upper), h, **LA_TOL)
+        run_both(lambda b, h: torch.cholesky_solve(b, torch.linalg.cholesky(h, upper=upper), upper=upper), b, h,
+                 **LA_TOL)
+        run_both(lambda h: torch.cholesky_inverse(torch.linalg.cholesky(h, upper=upper), upper=upper), h, **LA_TOL)
+    run_both(torch.linalg.lu_factor, a, **LA_TOL)
+    run_both(lambda a, b: (torch.linalg.solve(a, b), torch.linalg.inv(a), torch.linalg.det(a), torch.linalg.slogdet(a)),
+             a, b, **LA_TOL)
+    run_both(lambda a, b: torch.linalg.lu_solve(*torch.linalg.lu_factor(a), b, adjoint=True), a, b, **LA_TOL)
+
+
+@pytest.mark.parametrize("left", [True, False])
+def test_complex_triangular_solves_with_conjugate_views(left):
+    # ATen hands LAPACK's stub a conjugate view unresolved, with op = A^H.
+    a = rand(2, 4, 4, dtype=torch.complex64) + 3 * torch.eye(4)
+    b = rand(2, 4, 3, dtype=torch.complex64, seed=2)
+    b = b if left else b.mT
+    for f in (lambda a, b: torch.linalg.solve_triangular(a.triu().conj(), b, upper=True, left=left),
+              lambda a, b: torch.linalg.solve_triangular(a.triu().mH, b, upper=False, left=left),
+              lambda a, b: torch.linalg.solve_triangular(a.tril(), b.conj(), upper=False, left=left, unitriangular=True)):
+        run_both(f, a, b, **LA_TOL)
