@@ -97,78 +97,10 @@ static inline T pw_digamma(T x) {
   }
   return result + log(x) - (T)0.5 / x - y;
 }
-// erf / erfc of float arguments (float, and half / bfloat16 computed in
-// float): PoCL's builtins are scalar library calls, ~40x slower than its exp
-// (erf of 4M floats 59 ms, exp 1.5 ms), which made F.gelu 50x slower than the
-// CPU's. These evaluate least-squares Chebyshev fits (fit error below 5e-9
-// relative) as straight-line code the compiler vectorizes: erf(x) / x as a
-// polynomial in x^2 for |x| < 1; log(erfc(x)) + x^2 as a polynomial in
-// x - 2.25 on [0.5, 4] and log(erfc(x)) + x^2 + log(x) as one in 1 / x^2 on
-// [4, 10.1] (erfc underflows beyond), with exp(-x^2) taken in two factors
-// so x^2 is exact. Measured against double erf / erfc over 2M points:
-// within 3 ulp (erf) and 6 ulp (erfc, 6e-7 relative). double keeps the
-// builtins.
-static inline float pw_erf_p_near(float v) {
-  float p = 7.93349463e-05f;
-  p = p * v + -0.000803484698f;
-  p = p * v + 0.00519121857f;
-  p = p * v + -0.0268553998f;
-  p = p * v + 0.112836257f;
-  p = p * v + -0.376126289f;
-  p = p * v + 1.12837923f;
-  return p;
-}
-
-static inline float pw_erfc_p_mid(float v) {
-  float p = 4.23706012e-08f;
-  p = p * v + -1.40358793e-07f;
-  p = p * v + -1.3167498e-07f;
-  p = p * v + 2.33080232e-06f;
-  p = p * v + -1.64955891e-05f;
-  p = p * v + 0.000102181169f;
-  p = p * v + -0.000554936822f;
-  p = p * v + 0.00277166767f;
-  p = p * v + -0.0133125121f;
-  p = p * v + 0.0651323423f;
-  p = p * v + -0.382913828f;
-  p = p * v + -1.46495986f;
-  return p;
-}
-
-static inline float pw_erfc_p_far(float v) {
-  float p = -9.58949184f;
-  p = p * v + 4.47819376f;
-  p = p * v + -1.50337064f;
-  p = p * v + 0.624224722f;
-  p = p * v + -0.499992132f;
-  p = p * v + -0.572364986f;
-  return p;
-}
-// exp(g - a^2) with a^2 = hi^2 + lo (a + hi) split so hi^2 is exact.
-static inline __attribute__((always_inline)) float pw_exp_minus_square(float a, float g) {
-  const float hi = as_float(as_uint(a) & 0xfffff000u);
-  return exp(-hi * hi) * exp(g - (a - hi) * (a + hi));
-}
-// always_inline: PoCL compiles with -Dinline=, and a static helper this size
-// was called, not inlined, per element (no vectorization: 5x slower). NaN
-// falls through every comparison to `a` itself.
-static inline __attribute__((always_inline)) float pw_erfc_f32(float x) {
-  const float a = fabs(x);
-  const float small = 1.0f - a * pw_erf_p_near(a * a);
-  const float mid = pw_exp_minus_square(a, pw_erfc_p_mid(a - 2.25f));
-  const float far = pw_exp_minus_square(a, pw_erfc_p_far(1.0f / (a * a))) / a;
-  const float r = a < 0.5f ? small : a < 4.0f ? mid : a < 10.1f ? far : a >= 10.1f ? 0.0f : a;
-  return x < 0.0f ? 2.0f - r : r;
-}
-static inline __attribute__((always_inline)) float pw_erf_f32(float x) {
-  const float a = fabs(x);
-  const float near = a * pw_erf_p_near(a * a);
-  const float mid = 1.0f - pw_exp_minus_square(a, pw_erfc_p_mid(a - 2.25f));
-  const float r = a < 1.0f ? near : a < 4.0f ? mid : a >= 4.0f ? 1.0f : a;
-  return copysign(r, x);
-}
-static inline __attribute__((always_inline)) T pw_erf(T x) { return sizeof(T) == 4 ? (T)pw_erf_f32((float)x) : erf(x); }
-static inline __attribute__((always_inline)) T pw_erfc(T x) { return sizeof(T) == 4 ? (T)pw_erfc_f32((float)x) : erfc(x); }
+// erf / erfc: float (and half / bfloat16, computed in float) through
+// kernels/common.cl's ocl_erf_f32 / ocl_erfc_f32; double keeps the builtins.
+static inline __attribute__((always_inline)) T pw_erf(T x) { return sizeof(T) == 4 ? (T)ocl_erf_f32((float)x) : erf(x); }
+static inline __attribute__((always_inline)) T pw_erfc(T x) { return sizeof(T) == 4 ? (T)ocl_erfc_f32((float)x) : erfc(x); }
 // ATen's calc_erfinv: a rational first guess, then two Newton steps.
 static inline T pw_erfinv(T y) {
   const T ay = fabs(y);

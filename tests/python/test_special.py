@@ -228,3 +228,22 @@ def test_complex_input_raises_or_falls_back_as_cpu():
         torch.special.i0e(x.to("ocl"))
     assert type(ocl.value) is type(cpu.value)
     assert "not implemented for 'ComplexFloat'" in str(ocl.value)
+
+
+@pytest.mark.parametrize("fn", [torch.erf, torch.erfc])
+def test_float_erf_erfc_within_a_few_ulp_of_float64(fn):
+    # kernels/common.cl's polynomial erf / erfc (PoCL's builtins are scalar calls):
+    # within 3 / 6 ulp of the float64 result everywhere float has it, specials exact.
+    x = torch.cat([torch.linspace(-11, 11, 200001), torch.logspace(-38, 0, 2001), -torch.logspace(-38, 0, 2001),
+                   torch.tensor([0.0, -0.0, float("inf"), -float("inf"), float("nan"), 0.5, 1.0, 4.0, 10.1])])
+    with torch.ocl.fallback_mode("error"):
+        got = fn(x.to("ocl")).cpu()
+    ref = fn(x.double())
+    ulp = (torch.nextafter(ref.float().abs(), torch.tensor(float("inf"))) - ref.float().abs()).double()
+    normal = ref.abs() > 1.2e-38
+    err = ((got.double() - ref).abs() / ulp)[normal]
+    assert err.max() <= (3 if fn is torch.erf else 6), err.max()
+    special = ~normal
+    torch.testing.assert_close(got[special], ref[special].float(), rtol=0, atol=1e-44, equal_nan=True)  # denormals: a few steps
+    for dtype in (torch.float16, torch.bfloat16):  # computed in float, rounded once
+        torch.testing.assert_close(fn(x.to(dtype).to("ocl")).cpu(), fn(x.to(dtype)), equal_nan=True)

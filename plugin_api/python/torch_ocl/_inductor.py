@@ -208,6 +208,13 @@ def _unary(fn):
     return staticmethod(lambda x: f"{fn}({x})")
 
 
+def _float_or_builtin(x, fn):
+    """common.cl's fast float version of `fn` (ocl_erf_f32, ...) for values
+    computed in float (float32, half, bfloat16), else the OpenCL builtin."""
+    dtype = x.dtype if isinstance(x, CSEVariable) else None
+    return f"ocl_{fn}_f32" if dtype in (torch.float32, torch.float16, torch.bfloat16) else fn
+
+
 def _binary(fn):
     return staticmethod(lambda a, b: f"{fn}({a}, {b})")
 
@@ -356,8 +363,8 @@ class OclOverrides(OpOverrides):
     asinh = _unary("asinh")
     acosh = _unary("acosh")
     atanh = _unary("atanh")
-    erf = _unary("erf")
-    erfc = _unary("erfc")
+    erf = staticmethod(lambda x: f"{_float_or_builtin(x, 'erf')}({x})")
+    erfc = staticmethod(lambda x: f"{_float_or_builtin(x, 'erfc')}({x})")
     lgamma = _unary("lgamma")
     floor = _unary("floor")
     ceil = _unary("ceil")
