@@ -274,6 +274,21 @@ static inline void jacobi_pair(long N, long r, long i, long* p, long* q) {
   *q = max(x, y);
 }
 
+// The Jacobi rotation (c, s) that zeroes g in the symmetric 2 x 2 matrix
+// [[a, g], [g, b]] (columns p, q: p' = c p - s q, q' = s p + c q).
+static inline void jacobi_rotation(ST a, ST b, ST g, ST* c, ST* s) {
+  const ST theta = (b - a) / (2 * g);
+  const ST t = (theta >= 0 ? 1 : -1) / (fabs(theta) + sqrt(1 + theta * theta));
+  *c = 1 / sqrt(1 + t * t);
+  *s = t * *c;
+}
+// Entries x at p and y at q rotated: x' = c x - s y, y' = s x + c y.
+static inline void rotate(__global ST* x, __global ST* y, ST c, ST s) {
+  const ST u = *x, v = *y;
+  *x = c * u - s * v;
+  *y = s * u + c * v;
+}
+
 // Symmetric eigenproblem by cyclic Jacobi rotations (parallel ordering): a
 // (n x n, symmetric, both triangles) is driven to diagonal, its diagonal
 // written to w, the rotations accumulated in v (n x n, identity on entry);
@@ -300,10 +315,7 @@ __kernel void syevj(__global char* ab, ulong ao, __global char* vb, ulong vo, __
           if (q < n) {
             const ST apq = AT(a, p, q), app = AT(a, p, p), aqq = AT(a, q, q);
             if (fabs(apq) > eps * sqrt(fabs(app * aqq)) && apq != 0) {
-              const ST theta = (aqq - app) / (2 * apq);
-              const ST t = (theta >= 0 ? 1 : -1) / (fabs(theta) + sqrt(1 + theta * theta));
-              c = 1 / sqrt(1 + t * t);
-              s = t * c;
+              jacobi_rotation(app, aqq, apq, &c, &s);
               rotated = 1;
             }
           }
@@ -317,9 +329,7 @@ __kernel void syevj(__global char* ab, ulong ao, __global char* vb, ulong vo, __
           jacobi_pair(N, r, i, &p, &q);
           const ST c = rot[2 * i], s = rot[2 * i + 1];
           if (q >= n || s == 0) continue;
-          const ST x = AT(a, p, j), y = AT(a, q, j);
-          AT(a, p, j) = c * x - s * y;
-          AT(a, q, j) = s * x + c * y;
+          rotate(&AT(a, p, j), &AT(a, q, j), c, s);
         }
         SYNC;
         for (long t = lid; t < npairs * n; t += lsz) {  // columns p, q of a and v
@@ -328,13 +338,8 @@ __kernel void syevj(__global char* ab, ulong ao, __global char* vb, ulong vo, __
           jacobi_pair(N, r, i, &p, &q);
           const ST c = rot[2 * i], s = rot[2 * i + 1];
           if (q >= n || s == 0) continue;
-          ST x = AT(a, j, p), y = AT(a, j, q);
-          AT(a, j, p) = c * x - s * y;
-          AT(a, j, q) = s * x + c * y;
-          x = AT(v, j, p);
-          y = AT(v, j, q);
-          AT(v, j, p) = c * x - s * y;
-          AT(v, j, q) = s * x + c * y;
+          rotate(&AT(a, j, p), &AT(a, j, q), c, s);
+          rotate(&AT(v, j, p), &AT(v, j, q), c, s);
         }
         SYNC;
       }
@@ -377,10 +382,7 @@ __kernel void gesvj(__global char* ab, ulong ao, __global char* vb, ulong vo, __
               gamma += x * y;
             }
             if (fabs(gamma) > eps * sqrt(alpha * beta)) {
-              const ST zeta = (beta - alpha) / (2 * gamma);
-              const ST t = (zeta >= 0 ? 1 : -1) / (fabs(zeta) + sqrt(1 + zeta * zeta));
-              c = 1 / sqrt(1 + t * t);
-              s = t * c;
+              jacobi_rotation(alpha, beta, gamma, &c, &s);
               rotated = 1;
             }
           }
@@ -396,9 +398,7 @@ __kernel void gesvj(__global char* ab, ulong ao, __global char* vb, ulong vo, __
           if (q >= n || s == 0) continue;
           __global ST* x = k < m ? w + k : v + (k - m);
           const long ld = k < m ? m : n;
-          const ST xp = x[p * ld], xq = x[q * ld];
-          x[p * ld] = c * xp - s * xq;
-          x[q * ld] = s * xp + c * xq;
+          rotate(&x[p * ld], &x[q * ld], c, s);
         }
         SYNC;
       }
