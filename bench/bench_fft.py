@@ -15,6 +15,7 @@ from torch_ocl import _bench
 from timing import best_time
 
 CASES = [  # (name, shape, fn, input is complex)
+    ("fft 2^20", (1 << 20,), torch.fft.fft, True),
     ("fft 64 x 1024", (64, 1024), torch.fft.fft, True),
     ("fft 16 x 4096", (16, 4096), torch.fft.fft, True),
     ("fft 64 x 1000 (not a power of 2)", (64, 1000), torch.fft.fft, True),

@@ -493,6 +493,17 @@ at::Tensor addr(const at::Tensor& self, const at::Tensor& vec1, const at::Tensor
   return out.to(dtype);
 }
 
+// addr's out= as CUDA's (a TensorIterator over out and the inputs): every
+// tensor on one device, the result castable to out's dtype.
+at::Tensor& addr_out(const at::Tensor& self, const at::Tensor& vec1, const at::Tensor& vec2, const c10::Scalar& beta,
+                     const c10::Scalar& alpha, at::Tensor& out) {
+  const at::Tensor result = torch_ocl::addr(self, vec1, vec2, beta, alpha);
+  TORCH_CHECK(c10::canCast(result.scalar_type(), out.scalar_type()), "result type ", result.scalar_type(),
+              " can't be cast to the desired output type ", out.scalar_type());
+  at::native::resize_output(out, result.sizes());
+  return out.copy_(result);
+}
+
 using TensorRef = const at::Tensor&;
 using ScalarRef = const c10::Scalar&;
 
@@ -516,6 +527,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_op<&dot_entry, takes_complex>(m, "dot");
   register_op<&vdot_entry, takes_complex>(m, "vdot");
   register_op<&addr, takes_complex>(m, "addr");  // (complex through outer and add)
+  register_op<&addr_out, takes_complex>(m, "addr.out");
 }
 
 }  // namespace torch_ocl

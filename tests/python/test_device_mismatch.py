@@ -210,3 +210,14 @@ def test_foreach_scalar_tensor_checks_as_cuda():
             torch.testing.assert_close(got, ref(t, scale))
     # another dtype takes CUDA's per-tensor route, which accepts a CPU scalar as any op does
     torch.testing.assert_close(torch._foreach_mul(tensors, torch.tensor(3))[0], tensors[0] * 3)
+
+
+def test_addr_out_checks_devices_and_casts_as_cuda():
+    m, v1, v2 = o(3, 2), o(3), o(2)
+    with pytest.raises(RuntimeError, match=FAMILY):
+        torch.addr(m, v1, v2, out=c(3, 2))
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        torch.addr(m, v1, v2, out=torch.empty(3, 2, dtype=torch.long, device=D))
+    out = torch.empty(0, device=D)
+    torch.addr(m, v1, v2, beta=0.5, alpha=2, out=out)
+    torch.testing.assert_close(out.cpu(), torch.addr(m.cpu(), v1.cpu(), v2.cpu(), beta=0.5, alpha=2))
