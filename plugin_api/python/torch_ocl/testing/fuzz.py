@@ -36,7 +36,7 @@ from types import SimpleNamespace
 import torch
 
 import torch_ocl  # noqa: F401
-from torch_ocl.testing.opinfo_sweep import CUDA_OUTPUT_FORMS
+from torch_ocl.testing.opinfo_sweep import CUDA_OUTPUT_FORMS, refused_as_on_cuda
 
 SKIP_SUBSTRINGS = ("rand", "normal", "bernoulli", "dropout", "multinomial", "uniform", "exponential",
                    "poisson", "empty", "geometric", "cauchy", "log_normal", "resize_", "bincount", "histc",
@@ -353,6 +353,8 @@ def run_case(op, case_seed, notes=None, show=False):
         except RuntimeError as e:
             if "fallback" in str(e).lower() or "strict" in str(e).lower() or "TORCH_OCL_FALLBACK" in str(e):
                 raise Skip("needs the CPU fallback")
+            if refused_as_on_cuda(e):
+                raise Skip("refused off the CPU, as on CUDA")
             raise
     torch.ocl.synchronize()
     if show:
