@@ -442,8 +442,8 @@ Tensor matrix_exp(const Tensor& self) {
                                  33522128640.0, 1323241920.0, 40840800.0, 960960.0, 16380.0, 182.0, 1.0};
   constexpr double theta13 = 5.371920351148152;
   const Tensor norm = self.abs().sum(-2).amax(-1);  // the 1-norm per matrix
-  const Tensor s = at::clamp_min(at::ceil(at::log2(norm / theta13)), 0).nan_to_num(0);
-  const int64_t squarings = s.max().item<double>() > 0 ? static_cast<int64_t>(s.max().item<double>()) : 0;
+  const Tensor s = at::clamp_min(at::ceil(at::log2(norm / theta13)), 0).nan_to_num(0, 0, 0);  // inf or NaN entries: no squarings (the result is NaN)
+  const int64_t squarings = static_cast<int64_t>(s.max().item<double>());  // s >= 0: one sync
   const Tensor a = self / at::pow(2.0, s).unsqueeze(-1).unsqueeze(-1);
   const Tensor eye = at::eye(n, self.options()).expand_as(self);
   const Tensor a2 = at::matmul(a, a), a4 = at::matmul(a2, a2), a6 = at::matmul(a4, a2);

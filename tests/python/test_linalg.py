@@ -256,6 +256,8 @@ def test_matrix_exp(scale):
     torch.autograd.gradcheck(torch.linalg.matrix_exp, (x,))
     run_both(torch.linalg.matrix_exp, torch.zeros(0, 2, 2), same_message=True)
     run_both(torch.linalg.matrix_exp, rand(2, 3), same_message=True)  # not square
+    # an infinite entry gives NaN as on the CPU (it once meant ~2^1024 squarings: a hang)
+    run_both(torch.linalg.matrix_exp, torch.tensor([[1.0, float("inf")], [0.0, 1.0]]))
 
 
 # ---- complex matrices (the LU / Cholesky / triangular family) -------------------------------------
