@@ -100,13 +100,15 @@ std::unique_ptr<CachedKernel> create_kernel(c10::DeviceIndex device, cl_program 
 const ClType& cl_type(c10::ScalarType dtype) { return type_info(dtype); }
 
 bool is_complex_kernel_dtype(c10::ScalarType dtype) {
-  return dtype == c10::kComplexFloat || dtype == c10::kComplexDouble;
+  return dtype == c10::kComplexFloat || dtype == c10::kComplexDouble || dtype == c10::kComplexHalf;
 }
 
 const ClType& engine_type(c10::ScalarType dtype) {
   static const ClType c64{"float", "float2", "float", "vload2((i), (p))", "vstore2(convert_float2(v), (i), (p))", true};
   static const ClType c128{"double", "double2", "double", "vload2((i), (p))", "vstore2(convert_double2(v), (i), (p))", true};
+  static const ClType c32{"half", "float2", "float", "vload_half2((i), (p))", "vstore_half2(convert_float2(v), (i), (p))", true};
   if (dtype == c10::kComplexFloat) return c64;
+  if (dtype == c10::kComplexHalf) return c32;
   if (dtype == c10::kComplexDouble) return c128;
   return cl_type(dtype);
 }
@@ -380,6 +382,7 @@ size_t kernel_scalar_bytes(const c10::Scalar& s, c10::ScalarType compute_dtype, 
     case c10::kBFloat16:
     case c10::kFloat: return put(cl_float{unchecked<float>(s)});
     case c10::kDouble: return put(cl_double{unchecked<double>(s)});
+    case c10::kComplexHalf:  // computed as complex64 (engine_type)
     case c10::kComplexFloat: {  // float2 (re, im)
       const auto z = s.toComplexFloat();
       return put(cl_float2{{z.real(), z.imag()}});

@@ -36,11 +36,14 @@ struct ClType {
 };
 // Raises for dtypes without kernels (complex, float8, quantized).
 const ClType& cl_type(c10::ScalarType dtype);
-// complex64 / complex128: the dtypes with complex kernels (not complex32).
+// complex32 / complex64 / complex128: the dtypes with complex kernels.
 bool is_complex_kernel_dtype(c10::ScalarType dtype);
 // cl_type() as the pointwise and reduction engines see a dtype: complex64 /
 // complex128 as (re, im) pairs loaded as float2 / double2 with vload2 (which
 // needs only the real type's alignment); storage and acc are the real type.
+// complex32 is computed as complex64, as CUDA's opmath does: (re, im) half
+// pairs loaded into float2 with vload_half2 and rounded back by vstore_half2
+// (neither needs cl_khr_fp16); its acc is float.
 const ClType& engine_type(c10::ScalarType dtype);
 
 // "#define ST float / CT / LOAD / STORE / IS_FLOAT / ACC ..." for `dtype`;
@@ -56,8 +59,8 @@ void check_storable(c10::ScalarType dtype, c10::DeviceIndex device);
 // The storage of `dtype` as an unsigned integer dtype of the same size.
 c10::ScalarType bits_dtype(c10::ScalarType dtype);
 // Whether the data-movement kernels (copies, gathers, scatters, selects over
-// raw element bits) handle `dtype`: every dtype with kernels, and complex64 /
-// complex128 (bits_preamble gives them 8- and 16-byte storage types).
+// raw element bits) handle `dtype`: every dtype with kernels, and complex32 /
+// complex64 / complex128 (bits_preamble gives them 4-, 8- and 16-byte storage types).
 bool has_data_kernels(c10::ScalarType dtype);
 // dtype_preamble of the element's raw bits: ST = CT = uchar, ushort, uint,
 // ulong or ulong2 (complex128) by element size; LOAD/STORE move bits unchanged.

@@ -95,7 +95,7 @@ std::string generate(const PointwiseOp& op, c10::ScalarType compute, c10::ArrayR
   std::string s;
   if (fp64) s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
   s += std::string("#define T ") + ct.compute + "\n";
-  if (complex) s += std::string("#define R ") + ct.storage + "\n#define T_IS_COMPLEX 1\n";
+  if (complex) s += std::string("#define R ") + ct.acc + "\n#define T_IS_COMPLEX 1\n";
   s += std::string("#define T_IS_FLOAT ") + (is_float ? "1" : "0") + "\n";
   s += std::string("#define T_IS_BOOL ") + (is_bool ? "1" : "0") + "\n";
   s += std::string("#define T_IS_INTEGRAL ") + (!is_float && !is_bool && !complex ? "1" : "0") + "\n";
@@ -203,7 +203,7 @@ std::string generate(const PointwiseOp& op, c10::ScalarType compute, c10::ArrayR
       std::string value = std::string("(") + (k == 0 ? expr : op.expr2) + ")";
       if ((!complex || op.truth_value) && is_complex_kernel_dtype(operands[k].dtype)) {  // a real result into a complex output: imaginary part 0
         const ClType& ot = engine_type(operands[k].dtype);
-        value = std::string("((") + ot.compute + ")((" + ot.storage + ")" + value + ", (" + ot.storage + ")0))";
+        value = std::string("((") + ot.compute + ")((" + ot.acc + ")" + value + ", (" + ot.acc + ")0))";
       }
       body += "  STORE" + id + "(PTR(ST" + id + ", buf" + id + "_, boff" + id + "_), off" + id + "_, " + value + ");\n";
     }
@@ -246,7 +246,7 @@ void write_param(char kind, const c10::Scalar& v, c10::ScalarType compute, unsig
       // As the CPU kernels' value.to<scalar_t>(): a scalar parameter must
       // fit the op's dtype (uint8 threshold -2 or float16 alpha 1e5 raise).
       if (compute != c10::kUInt16 && compute != c10::kUInt32 && compute != c10::kUInt64)
-        AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND3(c10::kHalf, c10::kBFloat16, c10::kBool, compute,
+        AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND4(c10::kHalf, c10::kBFloat16, c10::kBool, c10::kComplexHalf, compute,
                                                "pointwise parameter", [&] { (void)v.to<scalar_t>(); });
       kernel_scalar_bytes(v, compute, slot);
       break;
@@ -270,7 +270,7 @@ void write_param(char kind, const c10::Scalar& v, c10::ScalarType compute, unsig
 // The value of a CPU scalar operand, in the compute type's math type.
 c10::Scalar cpu_scalar_value(at::TensorIteratorBase& iter, int arg, c10::ScalarType compute) {
   c10::Scalar v;
-  AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND3(c10::kHalf, c10::kBFloat16, c10::kBool, compute, "pointwise scalar", [&] {
+  AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND4(c10::kHalf, c10::kBFloat16, c10::kBool, c10::kComplexHalf, compute, "pointwise scalar", [&] {
     using opmath_t = at::opmath_type<scalar_t>;
     v = c10::Scalar(iter.original_scalar_value<opmath_t>(arg));
   });
@@ -280,7 +280,7 @@ c10::Scalar cpu_scalar_value(at::TensorIteratorBase& iter, int arg, c10::ScalarT
 // what original_scalar_value reads).
 c10::Scalar cpu_scalar_value(c10::ScalarType from, const void* data, c10::ScalarType compute) {
   c10::Scalar v;
-  AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND3(c10::kHalf, c10::kBFloat16, c10::kBool, compute, "pointwise scalar", [&] {
+  AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND4(c10::kHalf, c10::kBFloat16, c10::kBool, c10::kComplexHalf, compute, "pointwise scalar", [&] {
     using opmath_t = at::opmath_type<scalar_t>;
     v = c10::Scalar(c10::fetch_and_cast<opmath_t>(from, data));
   });

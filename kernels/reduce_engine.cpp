@@ -108,8 +108,11 @@ AccTypes acc_types(const ReduceOp& op, c10::ScalarType in, c10::DeviceIndex devi
   AccTypes r;
   r.cascade = cascades(op, in);
   r.wide = r.cascade && std::strcmp(engine_type(in).acc, "float") == 0 && device_info(device).fp64;
-  const size_t t = c10::isFloatingType(in) && in != c10::kDouble ? 4 : c10::elementSize(in);
-  const size_t acc = is_complex_kernel_dtype(in) ? c10::elementSize(in) / 2 : in == c10::kDouble || !c10::isFloatingType(in) ? 8 : 4;
+  // sizeof(T) and sizeof(ACC): half types compute in float, complex32 in float2.
+  const bool complex = is_complex_kernel_dtype(in);
+  const size_t real = complex ? (in == c10::kComplexDouble ? 8 : 4) : 0;
+  const size_t t = complex ? 2 * real : c10::isFloatingType(in) && in != c10::kDouble ? 4 : c10::elementSize(in);
+  const size_t acc = complex ? real : in == c10::kDouble || !c10::isFloatingType(in) ? 8 : 4;
   auto bytes = [&](size_t acc, size_t t) -> size_t {
     const std::string a = op.acc_type;
     if (a == "ACC") return acc;

@@ -307,7 +307,7 @@ def test_lerp_logical_and_other_binary(strict, dtype):
 
 
 def test_complex_of_half_makes_complex32(strict):
-    # complex32 has no kernels; complex() of float16 writes its two halves natively
+    # complex() of float16 writes its complex32 result's two halves natively
     r = torch.randn(5, 7, dtype=torch.float16)
     i = torch.randn(7, dtype=torch.float16)
     pairs = lambda z: torch.view_as_real(z.cpu())  # noqa: E731  (complex32 has no equality on the CPU)
@@ -389,3 +389,41 @@ def test_new_ops_backward(strict):
 
     for got, expected in zip(grads("ocl"), grads("cpu")):
         torch.testing.assert_close(got, expected)
+
+
+@pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental")
+def test_complex32_computes_as_complex64_rounded_once(strict):
+    # complex32 is loaded into complex64 arithmetic and rounded on the store, as
+    # CUDA's opmath does: add/sub/mul equal the CPU's complex32 kernels bit for
+    # bit; the rest is complex64's result rounded to complex32.
+    pairs = lambda z: torch.view_as_real(z.cpu())  # noqa: E731  (complex32 has no equality on the CPU)
+    x = (torch.randn(6, 9, dtype=torch.complex64) * 3).to(torch.complex32)
+    y = (torch.randn(9, dtype=torch.complex64) * 3).to(torch.complex32)
+    for f in (lambda a, b: a + b, lambda a, b: a - b * 2, lambda a, b: a * b,
+              lambda a, b: a.t()[::2] * b[::2].unsqueeze(1), lambda a, b: torch.add(a, b, alpha=0.5)):
+        expected = f(x, y)
+        got = f(x.to("ocl"), y.to("ocl"))
+        assert got.dtype == torch.complex32
+        assert torch.equal(pairs(got), pairs(expected))
+    wide = lambda t: t.to(torch.complex64)  # noqa: E731
+    for f in (lambda a, b: a / b, lambda a, b: (a * 0.1).exp(), lambda a, b: a.sqrt(), lambda a, b: a * 1j + b.real,
+              lambda a, b: a.sum(0), lambda a, b: a.sum(), lambda a, b: (a * 0.3).prod(1), lambda a, b: a.mean(1)):
+        got = f(x.to("ocl"), y.to("ocl"))
+        assert got.dtype == torch.complex32
+        expected = f(wide(x), wide(y)).to(torch.complex32)
+        torch.testing.assert_close(pairs(got), pairs(expected), rtol=2e-3, atol=2e-3)
+    # a module with complex32 weights trains on the device (ATen's complex
+    # convolution: three float16 convolutions combined by complex32 ops)
+    conv = torch.nn.ConvTranspose1d(3, 2, 3).to(torch.complex32)
+    ref = torch.nn.ConvTranspose1d(3, 2, 3).to(torch.complex64)
+    ref.load_state_dict({k: wide(v) for k, v in conv.state_dict().items()})
+    conv = conv.to("ocl")
+    inp = torch.randn(2, 3, 7, dtype=torch.complex64).to(torch.complex32)
+    xo, xr = inp.to("ocl").requires_grad_(), wide(inp).requires_grad_()
+    out, out_ref = conv(xo), ref(xr)
+    torch.view_as_real(out).sum().backward()
+    torch.view_as_real(out_ref).sum().backward()
+    scale = out_ref.abs().max().item()
+    torch.testing.assert_close(pairs(wide(out)), pairs(out_ref), rtol=0, atol=4e-3 * scale)
+    torch.testing.assert_close(pairs(wide(xo.grad)), pairs(xr.grad), rtol=1e-2, atol=1e-2)
+    torch.testing.assert_close(pairs(wide(conv.weight.grad)), pairs(ref.weight.grad), rtol=1e-2, atol=1e-2)
