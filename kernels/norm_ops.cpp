@@ -407,6 +407,44 @@ std::tuple<Tensor, Tensor, Tensor> new_batch_norm_backward(
   return batch_norm_backward(grad_out, input, weight, opt(running_mean), opt(running_var), opt(save_mean),
                              opt(save_var), update, eps, mask);
 }
+// out= variants (CUDA's batch_norm_cuda_out): the functional's results
+// resized into and copied to the given tensors, so both agree (a CPU
+// fallback would give the CPU's [0] evaluation statistics).
+std::tuple<Tensor&, Tensor&, Tensor&> write_outs(const std::tuple<Tensor, Tensor, Tensor>& r, Tensor& out,
+                                                 Tensor& save_mean, Tensor& save_invstd) {
+  const Tensor* values[] = {&std::get<0>(r), &std::get<1>(r), &std::get<2>(r)};
+  Tensor* outs[] = {&out, &save_mean, &save_invstd};
+  for (int i = 0; i < 3; ++i) {
+    TORCH_CHECK(c10::canCast(values[i]->scalar_type(), outs[i]->scalar_type()), "result type ",
+                values[i]->scalar_type(), " can't be cast to the desired output type ", outs[i]->scalar_type());
+    at::native::resize_output(*outs[i], values[i]->sizes());
+    outs[i]->copy_(*values[i]);
+  }
+  return {out, save_mean, save_invstd};
+}
+std::tuple<Tensor&, Tensor&, Tensor&> native_batch_norm_out(
+    const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+    const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool train, double momentum,
+    double eps, Tensor& out, Tensor& save_mean, Tensor& save_invstd) {
+  return write_outs(torch_ocl::native_batch_norm(input, weight, bias, running_mean, running_var, train, momentum, eps), out,
+                    save_mean, save_invstd);
+}
+std::tuple<Tensor&, Tensor&, Tensor&> batch_norm_legit_out(const Tensor& input, const std::optional<Tensor>& weight,
+                                                           const std::optional<Tensor>& bias, Tensor& running_mean,
+                                                           Tensor& running_var, bool train, double momentum,
+                                                           double eps, Tensor& out, Tensor& save_mean,
+                                                           Tensor& save_invstd) {
+  return write_outs(batch_norm_legit(input, weight, bias, running_mean, running_var, train, momentum, eps), out,
+                    save_mean, save_invstd);
+}
+std::tuple<Tensor&, Tensor&, Tensor&> batch_norm_legit_no_stats_out(const Tensor& input,
+                                                                    const std::optional<Tensor>& weight,
+                                                                    const std::optional<Tensor>& bias, bool train,
+                                                                    double momentum, double eps, Tensor& out,
+                                                                    Tensor& save_mean, Tensor& save_invstd) {
+  return write_outs(batch_norm_legit_no_stats(input, weight, bias, train, momentum, eps), out, save_mean,
+                    save_invstd);
+}
 // The batch's mean and (biased) variance; updates the running statistics.
 std::tuple<Tensor, Tensor> batch_norm_update_stats(const Tensor& input, const std::optional<Tensor>& running_mean,
                                                    const std::optional<Tensor>& running_var, double momentum) {
@@ -432,6 +470,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_op<&native_batch_norm_backward>(m, "native_batch_norm_backward");
   register_op<&batch_norm_legit>(m, "_native_batch_norm_legit");
   register_op<&batch_norm_legit_no_stats>(m, "_native_batch_norm_legit.no_stats");
+  register_op<&native_batch_norm_out>(m, "native_batch_norm.out");
+  register_op<&batch_norm_legit_out>(m, "_native_batch_norm_legit.out");
+  register_op<&batch_norm_legit_no_stats_out>(m, "_native_batch_norm_legit.no_stats_out");
   register_op<&batch_norm_with_update>(m, "_batch_norm_with_update");
   register_op<&batch_norm_no_update>(m, "_batch_norm_no_update");
   register_op<&new_batch_norm_backward>(m, "batch_norm_backward");

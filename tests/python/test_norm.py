@@ -410,6 +410,37 @@ def test_batch_norm_entry_points():
     close((rmd, rvd), (rmc, rvc))
 
 
+def test_batch_norm_out_variants(strict):
+    # out= gives what the functional gives (CUDA's batch_norm_cuda_out), resizing
+    # the given tensors; an out tensor on another device is refused
+    x, w, b = make((4, 3, 5)), make(3, seed=2), make(3, seed=3)
+    rm, rv = make(3, seed=4), make(3, seed=5).abs() + 0.5
+    o = lambda t: t.to("ocl")  # noqa: E731
+    aten = torch.ops.aten
+    for train in (True, False):
+        outs = [torch.empty(0, device="ocl") for _ in range(3)]
+        rmd, rvd, rmf, rvf = o(rm), o(rv), o(rm), o(rv)
+        got = aten._native_batch_norm_legit.out(o(x), o(w), o(b), rmd, rvd, train, 0.2, 1e-5,
+                                                out=outs[0], save_mean=outs[1], save_invstd=outs[2])
+        assert all(g is t for g, t in zip(got, outs))
+        expected = aten._native_batch_norm_legit(o(x), o(w), o(b), rmf, rvf, train, 0.2, 1e-5)
+        close(tuple(outs), tuple(e.cpu() for e in expected))
+        close((rmd, rvd), (rmf.cpu(), rvf.cpu()))
+        outs = [torch.empty(7, device="ocl") for _ in range(3)]
+        aten.native_batch_norm.out(o(x), o(w), o(b), o(rm), o(rv), train, 0.2, 1e-5,
+                                   out=outs[0], save_mean=outs[1], save_invstd=outs[2])
+        expected = aten.native_batch_norm(o(x), o(w), o(b), o(rm), o(rv), train, 0.2, 1e-5)
+        close(tuple(outs), tuple(e.cpu() for e in expected))
+    outs = [torch.empty(0, device="ocl") for _ in range(3)]
+    aten._native_batch_norm_legit.no_stats_out(o(x), o(w), o(b), True, 0.2, 1e-5,
+                                               out=outs[0], save_mean=outs[1], save_invstd=outs[2])
+    close(tuple(outs), aten._native_batch_norm_legit.no_stats(x, w, b, True, 0.2, 1e-5))
+    with pytest.raises(RuntimeError, match="device"):
+        aten.native_batch_norm.out(o(x), o(w), o(b), o(rm), o(rv), True, 0.2, 1e-5,
+                                   out=torch.empty(0), save_mean=torch.empty(0, device="ocl"),
+                                   save_invstd=torch.empty(0, device="ocl"))
+
+
 # ---------------------------------------------------------------- instance norm
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=dname)
