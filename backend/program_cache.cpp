@@ -34,8 +34,6 @@
 namespace torch_ocl {
 namespace {
 
-constexpr const char* kBuildOptions = "-cl-std=CL1.2 -w";
-
 struct Cache {
   std::mutex mutex;
   std::map<std::string, std::string> sources;
@@ -322,7 +320,7 @@ class BinaryWriter {
     cl_program p = clCreateProgramWithSource(d.context, 1, &ptr, &len, &err);
     if (err != CL_SUCCESS) return {};  // nothing written: a later process builds it again
     std::string e;
-    if (clBuildProgram(p, 1, &d.id, kBuildOptions, nullptr, nullptr) == CL_SUCCESS) e = save_binary(p, w.file, w.key_hash);
+    if (clBuildProgram(p, 1, &d.id, d.build_options.c_str(), nullptr, nullptr) == CL_SUCCESS) e = save_binary(p, w.file, w.key_hash);
     clReleaseProgram(p);
     return e;
   }
@@ -375,10 +373,11 @@ cl_program build_locked(Cache& c, c10::DeviceIndex device, const std::string& la
                         const std::string& text) {
   const DeviceInfo& d = device_info(device);
   const auto t0 = std::chrono::steady_clock::now();
-  const std::string key = text + '\0' + d.name + '\0' + d.driver_version + '\0' + d.platform_version;
+  const std::string key =
+      text + '\0' + d.name + '\0' + d.driver_version + '\0' + d.platform_version + '\0' + d.build_options;
   const uint64_t key_hash = fnv1a(key.data(), key.size());
   const auto file = std::filesystem::path(program_cache_dir()) /
-                    (label + "-" + hex_hash(text + d.name + d.driver_version + d.platform_version) + ".v" +
+                    (label + "-" + hex_hash(text + d.name + d.driver_version + d.platform_version + d.build_options) + ".v" +
                      std::to_string(kFormatVersion) + ".bin");  // files of older formats are never read
   const bool background = save_in_background(d);
   LoadResult loaded = try_load_binary(d, file, key_hash);
@@ -397,11 +396,8 @@ cl_program build_locked(Cache& c, c10::DeviceIndex device, const std::string& la
   cl_int err = CL_SUCCESS;
   cl_program p = track_program(clCreateProgramWithSource(d.context, 1, &ptr, &len, &err));
   OCL_CHECK(err);
-  // kBuildOptions' -w: PoCL prints "N warnings generated." on stderr for warnings inside its
-  // own built-ins (AVX vector ABI notes for ulong8 in random.cl); errors and
-  // their build log are unaffected.
   err = fault_or(FaultPoint::BuildProgram,
-                 [&] { return clBuildProgram(p, 1, &d.id, kBuildOptions, nullptr, nullptr); });
+                 [&] { return clBuildProgram(p, 1, &d.id, d.build_options.c_str(), nullptr, nullptr); });
   if (err != CL_SUCCESS) {
     std::string log = build_log(p, d.id);
     release_program(p);

@@ -145,6 +145,13 @@ struct Runtime {
         d.mem_base_addr_align_bits = device_value<cl_uint>(id, CL_DEVICE_MEM_BASE_ADDR_ALIGN);
         d.fp64 = device_value<cl_device_fp_config>(id, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
         d.fp16 = d.extensions.find("cl_khr_fp16") != std::string::npos;
+        d.fp32_correct_div_sqrt = (device_value<cl_device_fp_config>(id, CL_DEVICE_SINGLE_FP_CONFIG) &
+                                   CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+        // -w: PoCL prints "N warnings generated." on stderr for warnings inside
+        // its own built-ins (AVX vector ABI notes for ulong8 in random.cl);
+        // errors and their build log are unaffected.
+        d.build_options = std::string("-cl-std=CL1.2 -w") +
+                          (d.fp32_correct_div_sqrt ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
         all.push_back(std::move(d));
       }
     }

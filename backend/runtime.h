@@ -24,6 +24,12 @@ struct DeviceInfo {
   size_t max_work_group_size = 0;
   uint32_t compute_units = 0, mem_base_addr_align_bits = 0;
   bool fp64 = false, fp16 = false;
+  // CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT: float32 division and sqrt can be
+  // built correctly rounded (-cl-fp32-correctly-rounded-divide-sqrt), as
+  // the CPU's and CUDA's are; without it OpenCL allows 2.5 / 3 ulp.
+  bool fp32_correct_div_sqrt = false;
+  // The clBuildProgram options of every program for this device.
+  std::string build_options;
   bool is_gpu() const { return type & CL_DEVICE_TYPE_GPU; }
   std::string type_name() const;
 };

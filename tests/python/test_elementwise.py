@@ -563,3 +563,16 @@ def test_conj_physical_out_of_real_dtypes_copies(strict, dtype):
     out = torch.empty(3, 8, dtype=dtype, device="ocl")[:, ::2]
     torch.conj_physical(x.to("ocl"), out=out)
     assert torch.equal(out.cpu(), x)
+
+
+def test_float32_division_and_sqrt_are_correctly_rounded(strict):
+    # programs are built with -cl-fp32-correctly-rounded-divide-sqrt where the
+    # device supports it (README, Accuracy): every quotient and root equals
+    # float64's rounded to float32 (PoCL reports the capability)
+    g = torch.Generator().manual_seed(0)
+    a = torch.randn(1 << 20, generator=g) * 10
+    b = torch.randn(1 << 20, generator=g) * 10
+    exact_div = (a.double() / b.double()).float()
+    exact_sqrt = a.abs().double().sqrt().float()
+    assert torch.equal((a.to("ocl") / b.to("ocl")).cpu(), exact_div)
+    assert torch.equal(a.abs().to("ocl").sqrt().cpu(), exact_sqrt)
