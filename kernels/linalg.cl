@@ -193,6 +193,169 @@ __kernel void unpack_pivots(__global char* qb, ulong qo, __global const char* pb
 }
 
 #ifndef LA_COMPLEX
+// Symmetric indefinite factorization A = L D L^T of the lower triangle
+// (LAPACK sytf2, Bunch-Kaufman diagonal pivoting, real): D has 1x1 and 2x2
+// blocks, L's unit diagonal is implied; pivots as LAPACK's (1-based; a 2x2
+// block's two entries both -(p + 1)). A zero column (or NaN diagonal) sets
+// info (the first) and is skipped. Item 0 takes each step's pivot decision
+// (the column and row scans: isamax, the first largest); the items share the
+// interchange and the rank-1 / rank-2 update.
+__kernel void sytrf_lower(__global char* ab, ulong ao, __global char* pb, ulong po, __global char* ib, ulong io, long n,
+                          long rs, long cs, long ms, long nb) {
+  __local long s_kp, s_kstep;
+  __local int s_skip, s_info;
+  const long lid = get_local_id(0), lsz = get_local_size(0);
+  const R alpha = (1 + sqrt((R)17)) / 8;
+  for (long b = get_group_id(0); b < nb; b += get_num_groups(0)) {
+    __global T* a = PTR(T, ab, ao) + b * ms;
+    __global int* piv = PTR(int, pb, po) + b * n;
+    if (lid == 0) s_info = 0;
+    for (long k = 0; k < n;) {
+      if (lid == 0) {
+        long kp = k, kstep = 1, imax = k;
+        const R absakk = fabs(AT(a, k, k));
+        R colmax = 0;
+        if (k < n - 1) {
+          imax = k + 1;
+          colmax = fabs(AT(a, k + 1, k));
+          for (long i = k + 2; i < n; ++i)
+            if (fabs(AT(a, i, k)) > colmax) { colmax = fabs(AT(a, i, k)); imax = i; }
+        }
+        s_skip = (absakk == 0 && colmax == 0) || isnan(absakk);
+        if (s_skip) {
+          if (s_info == 0) s_info = (int)(k + 1);
+        } else if (absakk < alpha * colmax) {
+          // the largest off-diagonal entry of row / column imax
+          R rowmax = fabs(AT(a, imax, k));
+          for (long j = k + 1; j < imax; ++j) rowmax = fmax(rowmax, fabs(AT(a, imax, j)));
+          if (imax < n - 1) {
+            R below = fabs(AT(a, imax + 1, imax));
+            for (long i = imax + 2; i < n; ++i) below = fmax(below, fabs(AT(a, i, imax)));
+            rowmax = fmax(rowmax, below);
+          }
+          if (absakk >= alpha * colmax * (colmax / rowmax)) kp = k;
+          else if (fabs(AT(a, imax, imax)) >= alpha * rowmax) kp = imax;
+          else { kp = imax; kstep = 2; }
+        }
+        s_kp = kp;
+        s_kstep = kstep;
+        piv[k] = kstep == 1 ? (int)(kp + 1) : (int)-(kp + 1);
+        if (kstep == 2) piv[k + 1] = (int)-(kp + 1);
+      }
+      SYNC;
+      const long kp = s_kp, kstep = s_kstep, kk = k + kstep - 1;
+      if (!s_skip) {
+        if (kp != kk) {  // rows and columns kk and kp of the trailing lower triangle exchanged
+          for (long i = kp + 1 + lid; i < n; i += lsz) {
+            const T t = AT(a, i, kk); AT(a, i, kk) = AT(a, i, kp); AT(a, i, kp) = t;
+          }
+          for (long j = kk + 1 + lid; j < kp; j += lsz) {
+            const T t = AT(a, j, kk); AT(a, j, kk) = AT(a, kp, j); AT(a, kp, j) = t;
+          }
+          if (lid == 0) {
+            const T t = AT(a, kk, kk); AT(a, kk, kk) = AT(a, kp, kp); AT(a, kp, kp) = t;
+            if (kstep == 2) { const T u = AT(a, k + 1, k); AT(a, k + 1, k) = AT(a, kp, k); AT(a, kp, k) = u; }
+          }
+          SYNC;
+        }
+        const long rest = n - k - kstep;  // the trailing matrix's order
+        if (kstep == 1 && rest > 0) {
+          // A(k+1:, k+1:) -= x x^T / d (lower part), then x /= d
+          const R d11 = 1 / AT(a, k, k);
+          for (long t = lid; t < rest * rest; t += lsz) {
+            const long i = k + 1 + t % rest, j = k + 1 + t / rest;
+            if (i >= j) AT(a, i, j) += AT(a, i, k) * (-d11 * AT(a, j, k));
+          }
+          SYNC;
+          for (long i = k + 1 + lid; i < n; i += lsz) AT(a, i, k) *= d11;
+        } else if (kstep == 2 && rest > 0) {
+          // the 2x2 pivot's rank-2 update with the multipliers (wk, wkp1) of
+          // each row j, from the columns k, k+1 before they are replaced
+          R d21 = AT(a, k + 1, k);
+          const R d11 = AT(a, k + 1, k + 1) / d21, d22 = AT(a, k, k) / d21;
+          d21 = (1 / (d11 * d22 - 1)) / d21;
+          for (long t = lid; t < rest * rest; t += lsz) {
+            const long i = k + 2 + t % rest, j = k + 2 + t / rest;
+            if (i < j) continue;
+            const R wk = d21 * (d11 * AT(a, j, k) - AT(a, j, k + 1));
+            const R wkp1 = d21 * (d22 * AT(a, j, k + 1) - AT(a, j, k));
+            AT(a, i, j) = AT(a, i, j) - AT(a, i, k) * wk - AT(a, i, k + 1) * wkp1;
+          }
+          SYNC;
+          for (long j = k + 2 + lid; j < n; j += lsz) {
+            const R ajk = AT(a, j, k), ajk1 = AT(a, j, k + 1);
+            AT(a, j, k) = d21 * (d11 * ajk - ajk1);
+            AT(a, j, k + 1) = d21 * (d22 * ajk1 - ajk);
+          }
+        }
+      }
+      SYNC;
+      k += kstep;
+    }
+    if (lid == 0) PTR(int, ib, io)[b] = s_info;
+    SYNC;
+  }
+}
+
+// Solves A X = B in place of B (n x k) with sytrf_lower's L D L^T of A
+// (LAPACK sytrs, lower): L D Y = P^T B forward, then L^T X = Y backward, the
+// interchanges applied as sytrf recorded them; an item per column of B.
+__kernel void sytrs_lower(__global const char* ab, ulong ao, __global const char* pb, ulong po, __global char* bb,
+                          ulong bo, long n, long k, long ars, long acs, long ams, long brs, long bcs, long bms,
+                          long nb) {
+  GRID_LOOP(idx, nb * k) {
+    const long bt = idx / k, c = idx % k;
+    __global const T* a = PTR(const T, ab, ao) + bt * ams;
+    __global const int* piv = PTR(const int, pb, po) + bt * n;
+    __global T* x = PTR(T, bb, bo) + bt * bms + c * bcs;
+#define A_(i, j) a[(i) * ars + (j) * acs]
+#define X_(i) x[(i) * brs]
+#define SWAP_X(i, j) { const T t_ = X_(i); X_(i) = X_(j); X_(j) = t_; }
+    for (long s = 0; s < n;) {
+      if (piv[s] > 0) {
+        const long p = piv[s] - 1;
+        if (p != s) SWAP_X(s, p);
+        for (long i = s + 1; i < n; ++i) X_(i) -= A_(i, s) * X_(s);
+        X_(s) *= 1 / A_(s, s);
+        s += 1;
+      } else {
+        const long p = -piv[s] - 1;
+        if (p != s + 1) SWAP_X(s + 1, p);
+        for (long i = s + 2; i < n; ++i) X_(i) -= A_(i, s) * X_(s);
+        for (long i = s + 2; i < n; ++i) X_(i) -= A_(i, s + 1) * X_(s + 1);
+        const R akm1k = A_(s + 1, s), akm1 = A_(s, s) / akm1k, ak = A_(s + 1, s + 1) / akm1k;
+        const R denom = akm1 * ak - 1;
+        const R bkm1 = X_(s) / akm1k, bk = X_(s + 1) / akm1k;
+        X_(s) = (ak * bkm1 - bk) / denom;
+        X_(s + 1) = (akm1 * bk - bkm1) / denom;
+        s += 2;
+      }
+    }
+    for (long s = n - 1; s >= 0;) {
+      if (piv[s] > 0) {
+        R dot = 0;
+        for (long i = s + 1; i < n; ++i) dot += A_(i, s) * X_(i);
+        X_(s) -= dot;
+        const long p = piv[s] - 1;
+        if (p != s) SWAP_X(s, p);
+        s -= 1;
+      } else {
+        R dot = 0, dot1 = 0;
+        for (long i = s + 1; i < n; ++i) dot += A_(i, s) * X_(i);
+        for (long i = s + 1; i < n; ++i) dot1 += A_(i, s - 1) * X_(i);
+        X_(s) -= dot;
+        X_(s - 1) -= dot1;
+        const long p = -piv[s] - 1;
+        if (p != s) SWAP_X(s, p);
+        s -= 2;
+      }
+    }
+#undef A_
+#undef X_
+#undef SWAP_X
+  }
+}
+
 // Householder QR of an m x n matrix (LAPACK geqr2): column j's reflector
 // H = I - tau v v^T (v(j) = 1, v below the diagonal stored in place of the
 // zeroed entries), beta on the diagonal; tau = 0 where the column below the

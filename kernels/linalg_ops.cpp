@@ -21,6 +21,8 @@
 #include <ATen/ops/ormqr_native.h>
 #include <ATen/ops/linalg_cholesky_ex_native.h>
 #include <ATen/ops/linalg_inv_ex_native.h>
+#include <ATen/ops/linalg_ldl_factor_ex_native.h>
+#include <ATen/ops/linalg_ldl_solve_native.h>
 #include <ATen/ops/linalg_lu_factor_ex_native.h>
 #include <ATen/ops/linalg_lu_native.h>
 #include <ATen/ops/linalg_lu_solve_native.h>
@@ -242,6 +244,42 @@ void unpack_pivots_kernel(at::TensorIterator& iter, int64_t dim_size, int64_t ma
   Launch l(device, dtype_kernel(device, "linalg", "unpack_pivots", at::kFloat));
   l.tensor(perm).input(piv).value(max_pivot).value(dim_size).value(count);
   l.run(static_cast<size_t>(count));
+}
+
+// LD (the input's lower triangle, ATen's tril_ already applied) becomes L
+// and D of Bunch-Kaufman's A = L D L^T in place. Real matrices only (the
+// gate): `hermitian` means the same as symmetric there; ATen's API always
+// asks for the lower triangle.
+void ldl_factor_kernel(const Tensor& LD, const Tensor& pivots, const Tensor& infos, bool upper, bool hermitian) {
+  (void)hermitian;
+  TORCH_INTERNAL_ASSERT(!upper && !LD.is_complex(), "torch_ocl: ldl_factor takes real matrices, lower triangle");
+  Matrices a = matrices(LD);
+  if (a.count == 0) return;
+  const Tensor piv = contiguous_ints(pivots), inf = contiguous_ints(infos);
+  Launch l = linalg_launch(a.t, "sytrf_lower");
+  const size_t local = group_size(l, a.rows);
+  l.tensor(a.t).tensor(piv).tensor(inf).value(a.rows).value(a.rs).value(a.cs).value(a.ms).value(a.count);
+  run_per_matrix(l, local, a.count);
+  finish(a, LD);
+  if (!piv.is_same(pivots)) pivots.copy_(piv);
+  if (!inf.is_same(infos)) infos.copy_(inf);
+}
+
+// result (B on entry) = A^-1 B from ldl_factor's LD and pivots (broadcast
+// over result's batch); an item per column of B.
+void ldl_solve_kernel(const Tensor& LD_in, const Tensor& pivots, const Tensor& result, bool upper, bool hermitian) {
+  (void)hermitian;
+  TORCH_INTERNAL_ASSERT(!upper && !LD_in.is_complex(), "torch_ocl: ldl_solve takes real matrices, lower triangle");
+  if (result.numel() == 0) return;
+  const auto batch = result.sizes().slice(0, result.dim() - 2);
+  const Matrices a = matrices(expand_batch(resolved(LD_in), batch));
+  const Tensor piv = expand_batch(pivots.unsqueeze(-1), batch).squeeze(-1).contiguous();
+  Matrices x = matrices(result);
+  Launch l = linalg_launch(x.t, "sytrs_lower");
+  l.input(a.t).input(piv).tensor(x.t).value(x.rows).value(x.cols).value(a.rs).value(a.cs).value(a.ms);
+  l.value(x.rs).value(x.cs).value(x.ms).value(x.count);
+  l.run(static_cast<size_t>(x.count * x.cols));
+  finish(x, result);
 }
 
 // inv(A) for A = L L^T (U^T U): X = I, then L Y = X and L^T X = Y.
@@ -474,6 +512,8 @@ REGISTER_PRIVATEUSE1_DISPATCH(orgqr_stub, &::torch_ocl::orgqr_kernel)
 REGISTER_PRIVATEUSE1_DISPATCH(ormqr_stub, &::torch_ocl::ormqr_kernel)
 REGISTER_PRIVATEUSE1_DISPATCH(lstsq_stub, &::torch_ocl::lstsq_kernel)
 REGISTER_PRIVATEUSE1_DISPATCH(unpack_pivots_stub, &::torch_ocl::unpack_pivots_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(ldl_factor_stub, &::torch_ocl::ldl_factor_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(ldl_solve_stub, &::torch_ocl::ldl_solve_kernel)
 }  // namespace at::native
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -493,6 +533,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_native_multi<structured__linalg_eigh_out>(m, "_linalg_eigh", "_linalg_eigh.eigenvalues", takes_linalg);
   register_native_multi<structured__linalg_svd_out>(m, "_linalg_svd", "_linalg_svd.U", takes_linalg);
   register_native_multi<structured_linalg_qr_out>(m, "linalg_qr", "linalg_qr.out", takes_linalg);
+  register_native_multi<structured_linalg_ldl_factor_ex_out>(m, "linalg_ldl_factor_ex", "linalg_ldl_factor_ex.out",
+                                                             takes_linalg);
+  register_native_multi<structured_linalg_ldl_solve_out>(m, "linalg_ldl_solve", "linalg_ldl_solve.out", takes_linalg);
   register_op<&geqrf, takes_linalg>(m, "geqrf");
   register_op<&geqrf_out, takes_linalg>(m, "geqrf.a");
   register_op<&linalg_householder_product, takes_linalg>(m, "linalg_householder_product");

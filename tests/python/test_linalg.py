@@ -221,18 +221,20 @@ def test_svd_rank_deficient_and_derived_ops():
 
 
 @pytest.mark.parametrize("name", ["cholesky", "lu_factor", "lu_solve", "solve_triangular", "cholesky_solve", "qr",
-                                  "lstsq", "eigh", "svd", "pinv"])
+                                  "lstsq", "eigh", "svd", "pinv", "ldl_factor", "ldl_solve"])
 def test_inputs_are_not_written(name):
     # The kernels work in place: every op must factor a copy, never the caller's tensor.
     a = spd(2, 4, 4, dtype=torch.float64).to("ocl")
     wide, b = rand(2, 3, 4, dtype=torch.float64).to("ocl"), rand(2, 4, 2, dtype=torch.float64).to("ocl")
     args = {"cholesky": (a,), "lu_factor": (a,), "lu_solve": (*torch.linalg.lu_factor(a), b),
             "solve_triangular": (a.mT.contiguous().mT, b), "cholesky_solve": (b.mT.contiguous().mT, a), "qr": (wide,),
-            "lstsq": (wide, b[:, :3]), "eigh": (a,), "svd": (wide,), "pinv": (wide,)}[name]
+            "lstsq": (wide, b[:, :3]), "eigh": (a,), "svd": (wide,), "pinv": (wide,), "ldl_factor": (a,),
+            "ldl_solve": (*torch.linalg.ldl_factor(a), b)}[name]
     fn = {"cholesky": torch.linalg.cholesky, "lu_factor": torch.linalg.lu_factor, "lu_solve": torch.linalg.lu_solve,
           "solve_triangular": lambda a, b: torch.linalg.solve_triangular(a, b, upper=True),
           "cholesky_solve": torch.cholesky_solve, "qr": torch.linalg.qr, "lstsq": torch.linalg.lstsq,
-          "eigh": torch.linalg.eigh, "svd": torch.linalg.svd, "pinv": torch.linalg.pinv}[name]
+          "eigh": torch.linalg.eigh, "svd": torch.linalg.svd, "pinv": torch.linalg.pinv,
+          "ldl_factor": torch.linalg.ldl_factor, "ldl_solve": torch.linalg.ldl_solve}[name]
     before = [t.cpu().clone() for t in args]
     fn(*args)
     for t, old in zip(args, before):
@@ -288,3 +290,54 @@ def test_complex_triangular_solves_with_conjugate_views(left):
               lambda a, b: torch.linalg.solve_triangular(a.triu().mH, b, upper=False, left=left),
               lambda a, b: torch.linalg.solve_triangular(a.tril(), b.conj(), upper=False, left=left, unitriangular=True)):
         run_both(f, a, b, **LA_TOL)
+
+
+def indefinite(*shape, dtype=torch.float64, seed=3, zero_corner=False):
+    a = rand(*shape, dtype=torch.float64, seed=seed)
+    a = a + a.mT
+    if zero_corner:
+        a[..., 0, 0] = 0  # |a00| < alpha * colmax: Bunch-Kaufman takes a 2x2 or an exchanged pivot
+    return a.to(dtype)
+
+
+@pytest.mark.parametrize("shape", [(5, 5), (3, 7, 7), (2, 1, 33, 33), (1, 1), (0, 4, 4), (70, 70)])
+@pytest.mark.parametrize("zero_corner", [False, True])
+def test_ldl_factor_matches_lapack(shape, zero_corner):
+    # LAPACK sytf2's Bunch-Kaufman pivoting: the same pivots (1x1 and 2x2
+    # blocks), info and L / D as the CPU's sytrf
+    for dtype in (torch.float32, torch.float64):
+        a = indefinite(*shape, dtype=dtype, zero_corner=zero_corner and shape[-1] > 1)
+        got = torch.linalg.ldl_factor_ex(a.to("ocl"))
+        expected = torch.linalg.ldl_factor_ex(a)
+        assert torch.equal(got.pivots.cpu(), expected.pivots) and torch.equal(got.info.cpu(), expected.info)
+        tol = dict(rtol=1e-4, atol=1e-4) if dtype == torch.float32 else dict(rtol=1e-9, atol=1e-9)
+        torch.testing.assert_close(got.LD.cpu(), expected.LD, **tol)
+    if shape[-2] > 1:  # some 2x2 blocks among the draws
+        assert (torch.linalg.ldl_factor(indefinite(8, 8, zero_corner=True)).pivots < 0).any()
+
+
+def test_ldl_factor_singular_and_noncontiguous():
+    zero = torch.zeros(2, 3, 3)
+    zero[1] = torch.eye(3)
+    got, expected = torch.linalg.ldl_factor_ex(zero.to("ocl")), torch.linalg.ldl_factor_ex(zero)
+    assert got.info.cpu().tolist() == expected.info.tolist() == [1, 0]
+    assert torch.equal(got.LD.cpu(), expected.LD)
+    a = indefinite(6, 6)
+    run_both(lambda x: torch.linalg.ldl_factor(x.mT, hermitian=True), a, rtol=1e-9, atol=1e-9)
+    run_both(lambda x: torch.linalg.ldl_factor(x[::2, ::2]), indefinite(12, 12), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("b_shape", [(7, 3), (4, 7, 2), (7, 0)])
+def test_ldl_solve(b_shape):
+    # LAPACK sytrs with the factor's pivots; the factor broadcasts over B's batch
+    a = indefinite(7, 7, zero_corner=True)
+    ld, piv = torch.linalg.ldl_factor(a)
+    b = rand(*b_shape, dtype=torch.float64, seed=5)
+    got = torch.linalg.ldl_solve(ld.to("ocl"), piv.to("ocl"), b.to("ocl"))
+    torch.testing.assert_close(got.cpu(), torch.linalg.ldl_solve(ld, piv, b), rtol=1e-9, atol=1e-9)
+    if b.numel():
+        torch.testing.assert_close((a @ got.cpu()), b, rtol=1e-9, atol=1e-9)
+    batched = indefinite(3, 5, 5, dtype=torch.float32)
+    ld, piv = torch.linalg.ldl_factor(batched.to("ocl"))
+    rhs = rand(3, 5, 2)
+    torch.testing.assert_close((batched @ torch.linalg.ldl_solve(ld, piv, rhs.to("ocl")).cpu()), rhs, rtol=1e-3, atol=1e-3)
