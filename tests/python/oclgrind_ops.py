@@ -101,6 +101,9 @@ CASES = {
                                        r(2, 5, 5), r(2, 5, 3)),
     "qr_eigh_svd": lambda: check(lambda a: (torch.linalg.qr(a).R.abs(), torch.linalg.eigvalsh(a[:, :4] @ a[:, :4].mT),
                                             torch.linalg.svdvals(a)), r(2, 6, 4), backward=False),
+    "ldl": lambda: check(lambda a, b: (torch.linalg.ldl_factor(a + a.mT).LD,
+                                       torch.linalg.ldl_solve(*torch.linalg.ldl_factor(a + a.mT), b)),
+                         r(2, 6, 6), r(2, 6, 2), backward=False),
     "cdist_pdist": lambda: check(lambda a, b: (torch.cdist(a, b, p=1.5), torch.pdist(a)), r(5, 3), r(4, 3)),
     # sort / select / scans
     "sort_topk": lambda: check(lambda a: (torch.sort(a, 1)[0], torch.topk(a, 3).values), r(4, 37)),
