@@ -232,3 +232,37 @@ def test_nansum_refuses_an_integral_out_of_a_float_input():
         torch.nansum(x, 1, out=torch.empty(3, dtype=torch.long, device="ocl"))
     ints = torch.arange(6, device="ocl").view(2, 3)
     assert torch.nansum(ints, 1).tolist() == [3, 12]  # integer inputs: sum
+
+
+@pytest.mark.parametrize("reduce", ["sum", "mean", "max", "min", "prod"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+def test_segment_reduce_forward_and_backward(strict, reduce, dtype):
+    # ATen's segment_reduce over the device's stubs: lengths and offsets, an
+    # inner dim, empty segments, initial, NaN, ties (max / min share the
+    # gradient as the CPU does), a zero in a product
+    g = torch.Generator().manual_seed(0)
+    data = torch.randn(2, 9, 3, generator=g, dtype=dtype).round()  # rounded: ties
+    data[0, 4, 1] = float("nan")
+    data[1, 2, 0] = 0
+    lengths = torch.tensor([[3, 0, 4, 2], [1, 5, 0, 3]])
+    offsets = torch.cat([torch.zeros(2, 1, dtype=torch.long), lengths.cumsum(1)], 1)
+    for kw in (dict(lengths=lengths), dict(offsets=offsets.int()), dict(lengths=lengths, initial=0.5)):
+        def f(x, kw=kw):
+            dev = {k: (v.to(x.device) if isinstance(v, torch.Tensor) else v) for k, v in kw.items()}
+            return torch.segment_reduce(x, reduce, axis=1, unsafe=True, **dev)
+        x_cpu = data.clone().requires_grad_()
+        x_dev = data.to("ocl").requires_grad_()
+        out_cpu, out_dev = f(x_cpu), f(x_dev)
+        torch.testing.assert_close(out_dev.cpu(), out_cpu, equal_nan=True)
+        w = torch.randn(out_cpu.shape, generator=g, dtype=dtype)
+        (out_cpu.nan_to_num() * w).sum().backward()
+        (out_dev.nan_to_num() * w.to("ocl")).sum().backward()
+        torch.testing.assert_close(x_dev.grad.cpu(), x_cpu.grad, equal_nan=True)
+
+
+def test_segment_reduce_checks_like_the_cpu():
+    data = torch.randn(5, device="ocl")
+    with pytest.raises(RuntimeError, match="sum"):  # lengths must sum to the data's size (unsafe=False)
+        torch.segment_reduce(data, "sum", lengths=torch.tensor([2, 2], device="ocl"))
+    with pytest.raises(NotImplementedError, match="Long"):
+        torch.segment_reduce(data.long(), "sum", lengths=torch.tensor([2, 3], device="ocl"))
