@@ -25,6 +25,9 @@
 #include <c10/core/DeviceGuard.h>
 #include <clblast.h>
 
+#include <complex>
+#include <type_traits>
+
 #include <cstdio>
 #include <cstring>
 
@@ -90,7 +93,11 @@ void check_same_dtype(const at::Tensor& a, const at::Tensor& b) {
               a.scalar_type(), " != ", b.scalar_type());
 }
 
-bool clblast_type(c10::ScalarType t) { return t == c10::kFloat || t == c10::kDouble; }
+bool real_clblast_type(c10::ScalarType t) { return t == c10::kFloat || t == c10::kDouble; }
+// CLBlast's types: float32/64 and complex64/128 (CGEMM/ZGEMM, CGEMV/ZGEMV).
+bool clblast_type(c10::ScalarType t) {
+  return real_clblast_type(t) || t == c10::kComplexFloat || t == c10::kComplexDouble;
+}
 // Computed natively: CLBlast's types, and half types through float32.
 bool gemm_native(c10::ScalarType t) { return clblast_type(t) || t == c10::kHalf || t == c10::kBFloat16; }
 bool half_type(c10::ScalarType t) { return t == c10::kHalf || t == c10::kBFloat16; }
@@ -100,10 +107,23 @@ cl_command_queue blas_queue(const at::Tensor& t) {
   return stream_queue(current_stream(t.device().index()));
 }
 
+// alpha and beta of a product: complex for complex products (addmm's
+// Scalars), real otherwise.
+using Coef = c10::complex<double>;
+template <class T>
+T coef(Coef c) {
+  if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>) {
+    return T(static_cast<typename T::value_type>(c.real()), static_cast<typename T::value_type>(c.imag()));
+  } else {
+    return static_cast<T>(c.real());
+  }
+}
+// beta as the Scalar of out.mul_(beta): real unless it has an imaginary part.
+c10::Scalar coef_scalar(Coef c) { return c.imag() == 0 ? c10::Scalar(c.real()) : c10::Scalar(c); }
+
 // out[b] = alpha * a[b] @ b[b] + beta * out[b]; out must be row-major.
 template <class T>
-void gemm_typed(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, double alpha,
-                double beta) {
+void gemm_typed(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, Coef alpha, Coef beta) {
   const bool batched = out.dim() == 3;
   const size_t m = out.size(-2), n = out.size(-1), k = a.size(-1);
   const size_t batch = batched ? out.size(0) : 1;
@@ -121,15 +141,15 @@ void gemm_typed(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b,
     // allocator block (whose neighbours it would overwrite).
     const ScratchBuffer temp_buffer = temp ? stream_scratch(stream, temp) : ScratchBuffer();
     check_clblast(clblast::Gemm<T>(clblast::Layout::kRowMajor, A.trans, B.trans, m, n, k,
-                                   static_cast<T>(alpha), A.buffer, A.offset, A.ld, B.buffer, B.offset,
-                                   B.ld, static_cast<T>(beta), C.buffer, C.offset, C.ld, &queue,
+                                   coef<T>(alpha), A.buffer, A.offset, A.ld, B.buffer, B.offset,
+                                   B.ld, coef<T>(beta), C.buffer, C.offset, C.ld, &queue,
                                    nullptr, temp_buffer.get()),
                   "Gemm");
   } else {
     check_clblast(clblast::GemmStridedBatched<T>(
-                      clblast::Layout::kRowMajor, A.trans, B.trans, m, n, k, static_cast<T>(alpha),
+                      clblast::Layout::kRowMajor, A.trans, B.trans, m, n, k, coef<T>(alpha),
                       A.buffer, A.offset, A.ld, A.batch_stride, B.buffer, B.offset, B.ld,
-                      B.batch_stride, static_cast<T>(beta), C.buffer, C.offset, C.ld,
+                      B.batch_stride, coef<T>(beta), C.buffer, C.offset, C.ld,
                       out.stride(0), batch, &queue, nullptr),
                   "GemmStridedBatched");
   }
@@ -144,7 +164,7 @@ bool use_own_gemm(const at::Tensor& out) {
     const char* env = std::getenv("TORCH_OCL_OWN_GEMM");
     return !(env && std::string(env) == "0");
   }();
-  return enabled && device_profile(out.device().index()).own_gemm && clblast_type(out.scalar_type());
+  return enabled && device_profile(out.device().index()).own_gemm && real_clblast_type(out.scalar_type());
 }
 
 // Skinny products on CPU devices (PoCL): CLBlast pads C to its tile width and
@@ -159,7 +179,7 @@ bool use_small_n(const at::Tensor& out) {
   }();
   const int64_t nd = out.dim();
   return enabled && nd == 2 && out.size(1) <= (use_own_gemm(out) ? kSmallNWithOwnGemm : kSmallN) && out.size(0) >= 64 &&
-         device_profile(out.device().index()).own_gemm && clblast_type(out.scalar_type());
+         device_profile(out.device().index()).own_gemm && real_clblast_type(out.scalar_type());
 }
 
 void gemm_small_n(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, double alpha, double beta) {
@@ -242,25 +262,31 @@ void gemm_tile(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, 
 }
 
 // out = alpha * a @ b + beta * out (out already holds the addend when beta != 0).
-void gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, double alpha, double beta) {
+void gemm(const at::Tensor& out, const at::Tensor& a_in, const at::Tensor& b_in, Coef alpha, Coef beta) {
   if (out.numel() == 0) return;
   c10::DeviceGuard guard(out.device());
-  if (a.size(-1) == 0 || alpha == 0) {  // nothing to multiply
-    if (beta == 0) out.zero_();
-    else if (beta != 1) out.mul_(beta);
+  if (a_in.size(-1) == 0 || alpha == 0.0) {  // nothing to multiply
+    if (beta == 0.0) out.zero_();
+    else if (beta != 1.0) out.mul_(coef_scalar(beta));
     return;
   }
+  // A conjugate view reaches here (the Conjugate key passes mm through): the
+  // kernels read memory, so the conjugate is taken first.
+  const at::Tensor a = a_in.resolve_conj(), b = b_in.resolve_conj();
+  if (!out.is_complex())
+    TORCH_CHECK(alpha.imag() == 0 && beta.imag() == 0, "a complex alpha or beta for a real product of dtype ",
+                out.scalar_type());
   if (half_type(out.scalar_type())) {  // in float32, like CUDA's float accumulation
-    at::Tensor out32 = beta == 0 ? at::empty_like(out, out.options().dtype(c10::kFloat)) : out.to(c10::kFloat);
+    at::Tensor out32 = beta == 0.0 ? at::empty_like(out, out.options().dtype(c10::kFloat)) : out.to(c10::kFloat);
     gemm(out32, a.to(c10::kFloat), b.to(c10::kFloat), alpha, beta);
     out.copy_(out32);
     return;
   }
-  if (use_small_n(out)) return gemm_small_n(out, a, b, alpha, beta);
+  if (use_small_n(out)) return gemm_small_n(out, a, b, alpha.real(), beta.real());
   if (out.dim() == 2 && out.size(0) <= kSmallN && !use_own_gemm(out) && use_small_n(out.t()))  // out^T = b^T @ a^T
-    return gemm_small_n(out.t(), b.t(), a.t(), alpha, beta);
-  if (use_own_gemm(out)) return gemm_tile(out, a, b, alpha, beta);
-  if (beta == 0) out.zero_();  // beta = 0 must ignore NaNs in out
+    return gemm_small_n(out.t(), b.t(), a.t(), alpha.real(), beta.real());
+  if (use_own_gemm(out)) return gemm_tile(out, a, b, alpha.real(), beta.real());
+  if (beta == 0.0) out.zero_();  // beta = 0 must ignore NaNs in out
   const int64_t nd = out.dim();
   // Row-major matrices that do not overlap: stacked, or (in views of a larger
   // matrix) side by side in the same rows.
@@ -268,8 +294,12 @@ void gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, doubl
                          (nd == 2 || out.size(0) == 1 || out.stride(0) >= out.size(1) * out.stride(1) ||
                           (out.stride(0) >= out.size(2) && out.stride(1) >= out.size(0) * out.stride(0)));
   at::Tensor c = row_major ? out : out.contiguous();
-  if (out.scalar_type() == c10::kFloat) gemm_typed<float>(c, a, b, alpha, beta);
-  else gemm_typed<double>(c, a, b, alpha, beta);
+  switch (out.scalar_type()) {
+    case c10::kFloat: gemm_typed<float>(c, a, b, alpha, beta); break;
+    case c10::kDouble: gemm_typed<double>(c, a, b, alpha, beta); break;
+    case c10::kComplexFloat: gemm_typed<std::complex<float>>(c, a, b, alpha, beta); break;
+    default: gemm_typed<std::complex<double>>(c, a, b, alpha, beta); break;
+  }
   if (!c.is_same(out)) out.copy_(c);
 }
 
@@ -300,28 +330,32 @@ void matmul_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor& s
 
 void addmm_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor& self, const at::Tensor& mat1,
                 const at::Tensor& mat2, const c10::Scalar& beta, const c10::Scalar& alpha) {
-  const double b = beta.toDouble();
-  if (b != 0 && !out.is_same(self)) out.copy_(self.expand_as(out));
-  gemm(out, mat1, mat2, alpha.toDouble(), b);
+  const Coef b = beta.toComplexDouble();
+  if (b != 0.0 && !out.is_same(self)) out.copy_(self.expand_as(out));
+  gemm(out, mat1, mat2, alpha.toComplexDouble(), b);
 }
 
 // out = beta * out + alpha * mat @ vec (out already holds the addend).
-void gemv(const at::Tensor& out, const at::Tensor& mat, const at::Tensor& vec, double alpha, double beta) {
+void gemv(const at::Tensor& out, const at::Tensor& mat_in, const at::Tensor& vec_in, Coef alpha, Coef beta) {
   if (out.numel() == 0) return;
   c10::DeviceGuard guard(out.device());
-  if (mat.size(1) == 0 || alpha == 0) {
-    if (beta == 0) out.zero_();
-    else if (beta != 1) out.mul_(beta);
+  if (mat_in.size(1) == 0 || alpha == 0.0) {
+    if (beta == 0.0) out.zero_();
+    else if (beta != 1.0) out.mul_(coef_scalar(beta));
     return;
   }
+  const at::Tensor mat = mat_in.resolve_conj(), vec = vec_in.resolve_conj();
+  if (!out.is_complex())
+    TORCH_CHECK(alpha.imag() == 0 && beta.imag() == 0, "a complex alpha or beta for a real product of dtype ",
+                out.scalar_type());
   if (half_type(out.scalar_type()) || out.stride(0) < 1) {  // float32 (or a positive-stride) temp
     const auto dtype = half_type(out.scalar_type()) ? c10::kFloat : out.scalar_type();
-    at::Tensor y = beta == 0 ? at::empty({out.size(0)}, out.options().dtype(dtype)) : out.to(dtype, false, true);
+    at::Tensor y = beta == 0.0 ? at::empty({out.size(0)}, out.options().dtype(dtype)) : out.to(dtype, false, true);
     gemv(y, mat.to(dtype), vec.to(dtype), alpha, beta);
     out.copy_(y);
     return;
   }
-  if (beta == 0) out.zero_();  // beta = 0 must ignore NaNs in out
+  if (beta == 0.0) out.zero_();  // beta = 0 must ignore NaNs in out
   const at::Tensor x = vec.stride(0) >= 1 ? vec : vec.contiguous();
   const Operand A = operand(mat);
   const DeviceBuffer xb = resolve_device_ptr(x.const_data_ptr()), yb = resolve_device_ptr(out.mutable_data_ptr());
@@ -332,13 +366,17 @@ void gemv(const at::Tensor& out, const at::Tensor& mat, const at::Tensor& vec, d
   cl_command_queue queue = blas_queue(out);
   auto run = [&](auto zero) {
     using T = decltype(zero);
-    check_clblast(clblast::Gemv<T>(clblast::Layout::kRowMajor, A.trans, rows, cols, static_cast<T>(alpha), A.buffer,
-                                   A.offset, A.ld, xb.buffer, xb.offset / es, x.stride(0), static_cast<T>(beta),
+    check_clblast(clblast::Gemv<T>(clblast::Layout::kRowMajor, A.trans, rows, cols, coef<T>(alpha), A.buffer,
+                                   A.offset, A.ld, xb.buffer, xb.offset / es, x.stride(0), coef<T>(beta),
                                    yb.buffer, yb.offset / es, out.stride(0), &queue, nullptr),
                   "Gemv");
   };
-  if (out.scalar_type() == c10::kFloat) run(0.0f);
-  else run(0.0);
+  switch (out.scalar_type()) {
+    case c10::kFloat: run(0.0f); break;
+    case c10::kDouble: run(0.0); break;
+    case c10::kComplexFloat: run(std::complex<float>()); break;
+    default: run(std::complex<double>()); break;
+  }
 }
 
 void addmv_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor& self, const at::Tensor& mat,
@@ -348,9 +386,9 @@ void addmv_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor& se
         self, mat, vec, beta, alpha, const_cast<at::Tensor&>(out));
     return;
   }
-  const double b = beta.toDouble();
-  if (b != 0 && !out.is_same(self)) out.copy_(self.expand_as(out));
-  gemv(out, mat, vec, alpha.toDouble(), b);
+  const Coef b = beta.toComplexDouble();
+  if (b != 0.0 && !out.is_same(self)) out.copy_(self.expand_as(out));
+  gemv(out, mat, vec, alpha.toComplexDouble(), b);
 }
 
 void baddbmm_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor& self, const at::Tensor& batch1,
@@ -358,9 +396,9 @@ void baddbmm_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor& 
   // (ATen's meta leaves this check to the kernel)
   TORCH_CHECK(batch1.scalar_type() == batch2.scalar_type(), "expected scalar type ", batch1.scalar_type(),
               " but found ", batch2.scalar_type());
-  const double b = beta.toDouble();
-  if (b != 0 && !out.is_same(self)) out.copy_(self.expand_as(out));
-  gemm(out, batch1, batch2, alpha.toDouble(), b);
+  const Coef b = beta.toComplexDouble();
+  if (b != 0.0 && !out.is_same(self)) out.copy_(self.expand_as(out));
+  gemm(out, batch1, batch2, alpha.toComplexDouble(), b);
 }
 
 // addbmm: out = beta * self + alpha * sum_i batch1[i] @ batch2[i], one GEMM
@@ -380,10 +418,10 @@ void addbmm_into(at::Tensor& result, const at::Tensor& self, const at::Tensor& b
   TORCH_CHECK(batch1.scalar_type() == batch2.scalar_type(), "mat1 and mat2 must have the same dtype, but got ",
               batch1.scalar_type(), " and ", batch2.scalar_type());
   result.resize_as_(self);
-  const double b = beta.toDouble();
-  if (b != 0 && !self.is_same(result)) result.copy_(self);
+  const Coef b = beta.toComplexDouble();
+  if (b != 0.0 && !self.is_same(result)) result.copy_(self);
   const int64_t k = batch1.size(0) * batch1.size(2);
-  gemm(result, batch1.permute({1, 0, 2}).reshape({m, k}), batch2.reshape({k, n}), alpha.toDouble(), b);
+  gemm(result, batch1.permute({1, 0, 2}).reshape({m, k}), batch2.reshape({k, n}), alpha.toComplexDouble(), b);
 }
 
 at::Tensor& addbmm_out(const at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2,
@@ -420,7 +458,7 @@ at::Tensor dot_impl(const at::Tensor& self, const at::Tensor& other, const char*
   const auto dtype = self.scalar_type();
   // Neither the CPU nor CUDA has a bool dot.
   TORCH_CHECK_NOT_IMPLEMENTED(dtype != c10::kBool, "\"", name, "\" not implemented for 'Bool'");
-  if (!clblast_type(dtype)) {
+  if (!real_clblast_type(dtype)) {  // (complex: CLBlast's Dotu / Dotc would not see conjugate bits)
     if (half_type(dtype))  // accumulate in float32
       return dot_impl(self.to(c10::kFloat), other.to(c10::kFloat), name).to(dtype);
     if (self.is_complex() && std::strcmp(name, "vdot") == 0) return at::mul(self.conj_physical(), other).sum();

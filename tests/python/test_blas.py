@@ -497,3 +497,28 @@ def test_complex_dot_vdot_conjugate_bits(strict, fn, conj):
     got, expected = call(a.to("ocl"), b.to("ocl")), call(a, b)
     assert got.is_conj() == expected.is_conj()
     assert_close(got.cpu(), expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=str)
+def test_complex_products_through_clblast(strict, dtype):
+    # complex mm / bmm / addmm / addmv / baddbmm / addbmm natively (CLBlast's
+    # CGEMM / ZGEMM, CGEMV / ZGEMV): conjugate and transposed views, complex
+    # alpha and beta, empty K, batched broadcasting
+    g = torch.Generator().manual_seed(0)
+    a = torch.randn(5, 7, dtype=dtype, generator=g)
+    b = torch.randn(7, 3, dtype=dtype, generator=g)
+    c = torch.randn(5, 3, dtype=dtype, generator=g)
+    tol = dict(rtol=1e-5, atol=1e-5) if dtype == torch.complex64 else dict(rtol=1e-12, atol=1e-12)
+    for f in (lambda a, b, c: a @ b, lambda a, b, c: a.conj() @ b, lambda a, b, c: b.mH @ a.mH,
+              lambda a, b, c: a[::2] @ b[:, ::2], lambda a, b, c: a[:, :0] @ b[:0],
+              lambda a, b, c: torch.addmm(c, a, b, beta=0.5 - 1j, alpha=2 + 3j),
+              lambda a, b, c: torch.bmm(a.expand(2, 5, 7), b.expand(2, 7, 3).conj()),
+              lambda a, b, c: torch.baddbmm(c.expand(2, 5, 3), a.expand(2, 5, 7), b.expand(2, 7, 3), alpha=1j),
+              lambda a, b, c: torch.addbmm(c, a.expand(2, 5, 7), b.expand(2, 7, 3)),
+              lambda a, b, c: a.conj() @ b[:, 0].conj(),
+              lambda a, b, c: torch.addmv(c[:, 0], a, b[:, 0], beta=2j, alpha=1 - 1j),
+              lambda a, b, c: torch.matmul(a.expand(3, 5, 7), b)):
+        got = f(a.to("ocl"), b.to("ocl"), c.to("ocl"))
+        torch.testing.assert_close(got.cpu(), f(a, b, c), **tol)
+    x = torch.randn(4, 4, dtype=torch.complex128, generator=g, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda t: (t.to("ocl") @ t.to("ocl").mH).cpu(), (x,))

@@ -100,11 +100,11 @@ def test_float8_tensors_store_bytes_as_on_cuda(dtype):
             o + o
 
 
-def test_complex_ops_without_kernels_run_on_the_counted_fallback(fallback_stats):
-    # complex tensors are stored on ocl; complex ops without complex kernels
-    # (mm: tests/python/test_complex.py lists the native ones) go through
-    # the fallback (refused, with the op's name, in error mode).
-    c = torch.randn(3, 3, dtype=torch.complex64)
+def test_ops_without_kernels_run_on_the_counted_fallback(fallback_stats):
+    # ops without a kernel for a dtype (integer matrix products: CLBlast has
+    # no integer GEMM) go through the fallback (refused, with the op's name,
+    # in error mode).
+    c = torch.randint(-5, 5, (3, 3))
     d = c.to("ocl")
     with torch.ocl.fallback_mode("silent"):
         r = torch.mm(d, d)
@@ -169,8 +169,8 @@ def test_fallback_error_mode_env(run_python):
         print("mode:", torch.ocl.get_fallback_mode())
         x = torch.ones(4, device="ocl")
         try:
-            xc = x.to(torch.complex64).view(2, 2)
-            torch.mm(xc, xc)  # complex: the CPU fallback
+            xc = x.long().view(2, 2)
+            torch.mm(xc, xc)  # integer: the CPU fallback
             print("no error")
         except RuntimeError as e:
             print("RuntimeError:", str(e).splitlines()[0])
@@ -188,7 +188,7 @@ def test_fallback_error_mode_env(run_python):
 def test_fallback_error_mode_context(strict):
     assert torch.ocl.get_fallback_mode() == "error"
     with pytest.raises(RuntimeError, match="aten::mm"):
-        x = torch.ones(2, 2, device="ocl", dtype=torch.complex64)
+        x = torch.ones(2, 2, device="ocl", dtype=torch.int64)  # integer mm: no kernel
         torch.mm(x, x)
 
 
@@ -205,8 +205,8 @@ def test_fallback_warn_mode_warns_once_counts_all(run_python):
         import warnings
         import torch, torch_ocl
         print("mode:", torch.ocl.get_fallback_mode())
-        x = torch.arange(4.0).to(torch.complex64).view(2, 2).to("ocl")  # complex mm and mv: the CPU fallback
-        xc = torch.arange(4.0).to(torch.complex64).view(2, 2)
+        x = torch.arange(4).view(2, 2).to("ocl")  # integer mm and mv: the CPU fallback
+        xc = torch.arange(4).view(2, 2)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             results = [torch.mm(x, x) for _ in range(3)]
@@ -238,11 +238,11 @@ def test_fallback_warn_mode_warns_once_counts_all(run_python):
 
 def test_fallback_stats_in_process(fallback_stats):
     x = torch.arange(4.0).to("ocl")
-    xc = x.to(torch.complex64).view(2, 2)  # complex mm: the CPU fallback
+    xc = x.long().view(2, 2)  # integer mm: the CPU fallback
     with torch.ocl.fallback_mode("silent"):
         for _ in range(4):
             r = torch.mm(xc, xc)
-    c = torch.arange(4.0).to(torch.complex64).view(2, 2)
+    c = torch.arange(4).view(2, 2)
     assert torch.equal(r.cpu(), torch.mm(c, c))
     stats = fallback_stats()
     assert sum(v for k, v in stats.items() if k.startswith("aten::mm")) == 4, stats
@@ -256,7 +256,7 @@ def test_fallback_stats_in_process(fallback_stats):
 
 
 def test_silent_mode_does_not_warn(fallback_stats, recwarn):
-    x = torch.arange(4.0).to(torch.complex64).view(2, 2).to("ocl")  # complex mm: the CPU fallback
+    x = torch.arange(4).view(2, 2).to("ocl")  # integer mm: the CPU fallback
     with torch.ocl.fallback_mode("silent"):
         torch.mm(x, x)
     assert not [w for w in recwarn if "torch_ocl" in str(w.message)]

@@ -24,8 +24,8 @@ CASES = [
     ("im2col complex64", lambda a: F.unfold(a, 2), lambda: torch.randn(1, 2, 3, 3, dtype=torch.complex64),
      "aten::im2col"),
     # register_op (gate gemm_native), with a conjugate view through the fallback
-    ("mm complex64 conj", lambda a: torch.mm(a, a.conj()), lambda: torch.randn(3, 3, dtype=torch.complex64),
-     "aten::mm"),
+    ("addbmm int64 conj-free", lambda a: torch.addbmm(a[0], a, a), lambda: torch.randint(-5, 5, (2, 3, 3)),
+     "aten::addbmm"),
     # register_structured (upsample, gate floating_or_byte): int32
     ("upsample_nearest2d int32", lambda a: F.interpolate(a, scale_factor=2),
      lambda: torch.randint(0, 9, (1, 1, 2, 2), dtype=torch.int32), "aten::upsample_nearest2d"),
