@@ -9,7 +9,7 @@
 // The LU / Cholesky / triangular kernels take real and complex matrices: T is
 // the element type, R its real type; the preamble defines LA_COMPLEX (and
 // includes kernels/complex_lib.cl) for complex64 / complex128, else ST (float
-// or double) is both. QR and the Jacobi kernels are real only.
+// or double) is both. The Jacobi and LDL kernels are real only.
 
 #define AT(p, i, j) (p)[(i) * rs + (j) * cs]
 #define SYNC barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
@@ -22,6 +22,10 @@
 #define IS_ZERO(a) ((a).x == 0 && (a).y == 0)
 #define ABS1(a) (fabs((a).x) + fabs((a).y))  // LAPACK's pivot measure (izamax's dcabs1)
 #define FROM_R(r) ((T)((r), 0))
+#define IM(a) ((a).y)
+#define ABSC(a) hypot((a).x, (a).y)
+#define ABS2(a) ((a).x * (a).x + (a).y * (a).y)
+#define MAKE_T(re, im) ((T)((re), (im)))
 #else
 #define T ST
 #define R ST
@@ -32,6 +36,10 @@
 #define IS_ZERO(a) ((a) == 0)
 #define ABS1(a) fabs(a)
 #define FROM_R(r) (r)
+#define IM(a) 0
+#define ABSC(a) fabs(a)
+#define ABS2(a) ((a) * (a))
+#define MAKE_T(re, im) (re)
 #endif
 
 // Cholesky, lower: a = L L^H in the lower triangle (right-looking). A
@@ -188,6 +196,81 @@ __kernel void unpack_pivots(__global char* qb, ulong qo, __global const char* pb
       const long t = perm[j];
       perm[j] = perm[p];
       perm[p] = t;
+    }
+  }
+}
+
+// Householder QR of an m x n matrix (LAPACK geqr2 / zgeqr2): column j's
+// reflector H = I - tau v v^H (v(j) = 1, v below the diagonal stored in place
+// of the zeroed entries), beta (real) on the diagonal, as larfg: tau = 0
+// where the column below the diagonal is zero (and, complex, the diagonal
+// real); H^H is applied to the trailing columns. `part`: one partial sum per item.
+__kernel void geqrf(__global char* ab, ulong ao, __global char* tb, ulong to, long m, long n, long rs, long cs,
+                    long ms, long nb, __local R* part) {
+  const long lid = get_local_id(0), lsz = get_local_size(0), k = min(m, n);
+  for (long b = get_group_id(0); b < nb; b += get_num_groups(0)) {
+    __global T* a = PTR(T, ab, ao) + b * ms;
+    __global T* tau = PTR(T, tb, to) + b * k;
+    for (long j = 0; j < k; ++j) {
+      R s = 0;
+      for (long i = j + 1 + lid; i < m; i += lsz) s += ABS2(AT(a, i, j));
+      part[lid] = s;
+      SYNC;
+      for (long h = lsz / 2; h > 0; h >>= 1) {
+        if (lid < h) part[lid] += part[lid + h];
+        SYNC;
+      }
+      const R xnorm = sqrt(part[0]);
+      const T alpha = AT(a, j, j);
+      T t = FROM_R(0);
+      if (xnorm != 0 || IM(alpha) != 0) {
+        const R beta = -copysign(hypot(ABSC(alpha), xnorm), RE(alpha));
+        t = MAKE_T((beta - RE(alpha)) / beta, -IM(alpha) / beta);
+        const T scale = DIV(FROM_R(1), alpha - FROM_R(beta));
+        for (long i = j + 1 + lid; i < m; i += lsz) AT(a, i, j) = MUL(AT(a, i, j), scale);
+        SYNC;
+        if (lid == 0) AT(a, j, j) = FROM_R(beta);
+      }
+      if (lid == 0) tau[j] = t;
+      SYNC;
+      // H^H applied to the trailing columns, an item per column.
+      const T tc = CONJ(t);
+      if (!IS_ZERO(t))
+        for (long c = j + 1 + lid; c < n; c += lsz) {
+          T w = AT(a, j, c);
+          for (long i = j + 1; i < m; ++i) w += MUL(CONJ(AT(a, i, j)), AT(a, i, c));
+          w = MUL(w, tc);
+          AT(a, j, c) -= w;
+          for (long i = j + 1; i < m; ++i) AT(a, i, c) -= MUL(AT(a, i, j), w);
+        }
+      SYNC;
+    }
+  }
+}
+
+// C (rows x cols) = H_i C for the k reflectors of v (rows x k, geqrf's
+// layout: v(i, i) = 1 implied, v below it), i = k-1..0 (Q C), or H_i^H C for
+// i = 0..k-1 (forward: Q^H C); an item per column of C.
+__kernel void apply_reflectors(__global const char* vb, ulong vo, __global const char* tb, ulong to,
+                               __global char* cb, ulong co, long rows, long cols, long k, long vrs, long vcs,
+                               long vms, long rs, long cs, long ms, long nb, int forward) {
+  const long lid = get_local_id(0), lsz = get_local_size(0);
+  for (long b = get_group_id(0); b < nb; b += get_num_groups(0)) {
+    __global const T* v = PTR(const T, vb, vo) + b * vms;
+    __global const T* tau = PTR(const T, tb, to) + b * k;
+    __global T* x = PTR(T, cb, co) + b * ms;
+    for (long s = 0; s < k; ++s) {
+      const long i = forward ? s : k - 1 - s;
+      const T t = forward ? CONJ(tau[i]) : tau[i];
+      if (!IS_ZERO(t))
+        for (long c = lid; c < cols; c += lsz) {
+          T w = AT(x, i, c);
+          for (long r = i + 1; r < rows; ++r) w += MUL(CONJ(v[r * vrs + i * vcs]), AT(x, r, c));
+          w = MUL(w, t);
+          AT(x, i, c) -= w;
+          for (long r = i + 1; r < rows; ++r) AT(x, r, c) -= MUL(v[r * vrs + i * vcs], w);
+        }
+      SYNC;
     }
   }
 }
@@ -353,78 +436,6 @@ __kernel void sytrs_lower(__global const char* ab, ulong ao, __global const char
 #undef A_
 #undef X_
 #undef SWAP_X
-  }
-}
-
-// Householder QR of an m x n matrix (LAPACK geqr2): column j's reflector
-// H = I - tau v v^T (v(j) = 1, v below the diagonal stored in place of the
-// zeroed entries), beta on the diagonal; tau = 0 where the column below the
-// diagonal is already zero. `part`: one partial sum per item.
-__kernel void geqrf(__global char* ab, ulong ao, __global char* tb, ulong to, long m, long n, long rs, long cs,
-                    long ms, long nb, __local ST* part) {
-  const long lid = get_local_id(0), lsz = get_local_size(0), k = min(m, n);
-  for (long b = get_group_id(0); b < nb; b += get_num_groups(0)) {
-    __global ST* a = PTR(ST, ab, ao) + b * ms;
-    __global ST* tau = PTR(ST, tb, to) + b * k;
-    for (long j = 0; j < k; ++j) {
-      ST s = 0;
-      for (long i = j + 1 + lid; i < m; i += lsz) s += AT(a, i, j) * AT(a, i, j);
-      part[lid] = s;
-      SYNC;
-      for (long h = lsz / 2; h > 0; h >>= 1) {
-        if (lid < h) part[lid] += part[lid + h];
-        SYNC;
-      }
-      const ST xnorm = sqrt(part[0]), alpha = AT(a, j, j);
-      ST t = 0;
-      if (xnorm != 0) {
-        const ST beta = -copysign(hypot(alpha, xnorm), alpha);
-        t = (beta - alpha) / beta;
-        const ST scale = 1 / (alpha - beta);
-        for (long i = j + 1 + lid; i < m; i += lsz) AT(a, i, j) *= scale;
-        SYNC;
-        if (lid == 0) AT(a, j, j) = beta;
-      }
-      if (lid == 0) tau[j] = t;
-      SYNC;
-      // H applied to the trailing columns, an item per column.
-      if (t != 0)
-        for (long c = j + 1 + lid; c < n; c += lsz) {
-          ST w = AT(a, j, c);
-          for (long i = j + 1; i < m; ++i) w += AT(a, i, j) * AT(a, i, c);
-          w *= t;
-          AT(a, j, c) -= w;
-          for (long i = j + 1; i < m; ++i) AT(a, i, c) -= AT(a, i, j) * w;
-        }
-      SYNC;
-    }
-  }
-}
-
-// C (rows x cols) = H_i C for the k reflectors of v (rows x k, geqrf's
-// layout: v(i, i) = 1 implied, v below it), i = 0..k-1 (forward: Q^T C) or
-// k-1..0 (Q C); an item per column of C.
-__kernel void apply_reflectors(__global const char* vb, ulong vo, __global const char* tb, ulong to,
-                               __global char* cb, ulong co, long rows, long cols, long k, long vrs, long vcs,
-                               long vms, long rs, long cs, long ms, long nb, int forward) {
-  const long lid = get_local_id(0), lsz = get_local_size(0);
-  for (long b = get_group_id(0); b < nb; b += get_num_groups(0)) {
-    __global const ST* v = PTR(const ST, vb, vo) + b * vms;
-    __global const ST* tau = PTR(const ST, tb, to) + b * k;
-    __global ST* x = PTR(ST, cb, co) + b * ms;
-    for (long s = 0; s < k; ++s) {
-      const long i = forward ? s : k - 1 - s;
-      const ST t = tau[i];
-      if (t != 0)
-        for (long c = lid; c < cols; c += lsz) {
-          ST w = AT(x, i, c);
-          for (long r = i + 1; r < rows; ++r) w += v[r * vrs + i * vcs] * AT(x, r, c);
-          w *= t;
-          AT(x, i, c) -= w;
-          for (long r = i + 1; r < rows; ++r) AT(x, r, c) -= v[r * vrs + i * vcs] * w;
-        }
-      SYNC;
-    }
   }
 }
 

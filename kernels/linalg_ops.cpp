@@ -46,8 +46,8 @@ using at::native::TransposeType;
 
 // The dtypes these kernels take: float32 / float64 matrices, int32 pivots and
 // infos, int64 permutations; takes_linalg_complex (the LU / Cholesky /
-// triangular family) complex64 / complex128 too (the others' complex
-// matrices: the counted fallback).
+// triangular and QR families) complex64 / complex128 too (the others'
+// complex matrices: the counted fallback).
 bool takes_linalg(c10::ScalarType t) {
   return t == at::kFloat || t == at::kDouble || t == at::kInt || t == at::kLong;
 }
@@ -326,7 +326,8 @@ void apply_reflectors(const Matrices& v, const Tensor& tau, const Matrices& x, b
 Tensor& orgqr_kernel(Tensor& result, const Tensor& tau) {
   if (result.numel() == 0) return result;
   const Tensor reflectors = result.clone();
-  result.copy_(at::eye(result.size(-2), result.size(-1), result.options()).expand_as(result));
+  result.zero_();
+  result.diagonal(0, -2, -1).fill_(1);  // the identity (complex too)
   Matrices q = matrices(result);
   apply_reflectors(matrices(reflectors), tau, q, /*forward=*/false);
   finish(q, result);
@@ -341,7 +342,12 @@ void ormqr_kernel(const Tensor& input, const Tensor& tau, const Tensor& other, b
   const Matrices v = matrices(expand_batch(resolved(input), batch));
   const Tensor t = expand_batch(resolved(tau).unsqueeze(-1), batch).squeeze(-1);
   const Matrices c = matrices(other);
+  // The right side as the left one on other^H (complex: its conjugated
+  // values through the transposed view): C op(Q) = (op(Q)^H C^H)^H.
+  const bool conj = !left && other.is_complex();
+  if (conj) c.t.conj_physical_();
   apply_reflectors(v, t, left ? c : c.transposed(), /*forward=*/left == transpose);
+  if (conj) c.t.conj_physical_();
   finish(c, other);
 }
 
@@ -532,16 +538,16 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_native_multi<structured_triangular_solve_out>(m, "triangular_solve", "triangular_solve.X", takes_linalg_complex);
   register_native_multi<structured__linalg_eigh_out>(m, "_linalg_eigh", "_linalg_eigh.eigenvalues", takes_linalg);
   register_native_multi<structured__linalg_svd_out>(m, "_linalg_svd", "_linalg_svd.U", takes_linalg);
-  register_native_multi<structured_linalg_qr_out>(m, "linalg_qr", "linalg_qr.out", takes_linalg);
+  register_native_multi<structured_linalg_qr_out>(m, "linalg_qr", "linalg_qr.out", takes_linalg_complex);
   register_native_multi<structured_linalg_ldl_factor_ex_out>(m, "linalg_ldl_factor_ex", "linalg_ldl_factor_ex.out",
                                                              takes_linalg);
   register_native_multi<structured_linalg_ldl_solve_out>(m, "linalg_ldl_solve", "linalg_ldl_solve.out", takes_linalg);
-  register_op<&geqrf, takes_linalg>(m, "geqrf");
-  register_op<&geqrf_out, takes_linalg>(m, "geqrf.a");
-  register_op<&linalg_householder_product, takes_linalg>(m, "linalg_householder_product");
-  register_op<&linalg_householder_product_out, takes_linalg>(m, "linalg_householder_product.out");
-  register_op<&ormqr, takes_linalg>(m, "ormqr");
-  register_op<&ormqr_out, takes_linalg>(m, "ormqr.out");
+  register_op<&geqrf, takes_linalg_complex>(m, "geqrf");
+  register_op<&geqrf_out, takes_linalg_complex>(m, "geqrf.a");
+  register_op<&linalg_householder_product, takes_linalg_complex>(m, "linalg_householder_product");
+  register_op<&linalg_householder_product_out, takes_linalg_complex>(m, "linalg_householder_product.out");
+  register_op<&ormqr, takes_linalg_complex>(m, "ormqr");
+  register_op<&ormqr_out, takes_linalg_complex>(m, "ormqr.out");
   register_op<&linalg_lstsq_out, takes_linalg>(m, "linalg_lstsq.out");
   register_op<&torch_ocl::matrix_exp, takes_linalg>(m, "linalg_matrix_exp");
   register_op<&linalg_solve_triangular, takes_linalg_complex>(m, "linalg_solve_triangular");

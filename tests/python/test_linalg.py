@@ -278,6 +278,21 @@ def test_complex_factorizations_and_solves(dtype):
     run_both(lambda a, b: (torch.linalg.solve(a, b), torch.linalg.inv(a), torch.linalg.det(a), torch.linalg.slogdet(a)),
              a, b, **LA_TOL)
     run_both(lambda a, b: torch.linalg.lu_solve(*torch.linalg.lu_factor(a), b, adjoint=True), a, b, **LA_TOL)
+    # Householder QR as zgeqr2 / zlarfg (real beta, complex tau): LAPACK's R, reflectors and Q
+    for shape in ((5, 5), (2, 6, 4), (2, 4, 6)):
+        x = rand(*shape, dtype=dtype, seed=4)
+        run_both(torch.geqrf, x, **LA_TOL)
+        run_both(lambda x: torch.linalg.qr(x, mode="complete"), x, **LA_TOL)
+        c = rand(*shape[:-2], shape[-2], 3, dtype=dtype, seed=5)
+        for left, transpose in ((True, False), (True, True), (False, False), (False, True)):
+            other = c if left else c.mT.contiguous()
+            run_both(lambda x, o: torch.ormqr(*torch.geqrf(x), o, left=left, transpose=transpose), x, other, **LA_TOL)
+    run_both(lambda x: torch.linalg.householder_product(*torch.geqrf(x)), rand(6, 4, dtype=dtype), **LA_TOL)
+    if dtype == torch.complex128:  # the complex products of the backward are native too
+        x = rand(4, 3, dtype=dtype, seed=6).requires_grad_()
+        assert torch.autograd.gradcheck(lambda t: tuple(r.cpu() for r in torch.linalg.qr(t.to("ocl"))), (x,))
+        assert torch.autograd.gradcheck(lambda t: torch.linalg.solve(t.to("ocl"), t.to("ocl").mH[:, :2].sum(1)).cpu(),
+                                        (rand(3, 3, dtype=dtype, seed=7).requires_grad_(),))
 
 
 @pytest.mark.parametrize("left", [True, False])
