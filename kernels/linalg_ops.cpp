@@ -358,9 +358,9 @@ void lstsq_kernel(const Tensor& a, Tensor& b, Tensor& rank, Tensor& singular_val
   const int64_t m = a.size(-2), n = a.size(-1);
   if (a.numel() == 0 || b.numel() == 0) return;
   const auto batch = b.sizes().slice(0, b.dim() - 2);
-  // Overdetermined: A = QR, x = R^-1 Q^T b. Underdetermined (the minimum-norm
-  // solution): A^T = QR, x = Q [R^-T b; 0].
-  const Tensor qr = column_major_copy(expand_batch(m >= n ? a : a.mT(), batch));
+  // Overdetermined: A = QR, x = R^-1 Q^H b. Underdetermined (the minimum-norm
+  // solution): A^H = QR, x = Q [R^-H b; 0].
+  const Tensor qr = column_major_copy(expand_batch(m >= n ? resolved(a) : resolved(a.mH()), batch));
   const int64_t k = std::min(m, n);
   std::vector<int64_t> tau_shape(qr.sizes().begin(), qr.sizes().end() - 1);
   tau_shape.back() = k;
@@ -378,7 +378,7 @@ void lstsq_kernel(const Tensor& a, Tensor& b, Tensor& rank, Tensor& singular_val
   } else {
     const Tensor top = b.narrow(-2, 0, m), all = b.narrow(-2, 0, n);
     Matrices y = matrices(top);
-    trsm(r.transposed(), y, /*upper=*/false, /*unit=*/false);
+    trsm(r.transposed(), y, /*upper=*/false, /*unit=*/false, /*conj=*/a.is_complex());
     finish(y, top);
     b.narrow(-2, m, n - m).zero_();
     const Matrices x = matrices(all);
@@ -548,7 +548,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_op<&linalg_householder_product_out, takes_linalg_complex>(m, "linalg_householder_product.out");
   register_op<&ormqr, takes_linalg_complex>(m, "ormqr");
   register_op<&ormqr_out, takes_linalg_complex>(m, "ormqr.out");
-  register_op<&linalg_lstsq_out, takes_linalg>(m, "linalg_lstsq.out");
+  register_op<&linalg_lstsq_out, takes_linalg_complex>(m, "linalg_lstsq.out");
   register_op<&torch_ocl::matrix_exp, takes_linalg>(m, "linalg_matrix_exp");
   register_op<&linalg_solve_triangular, takes_linalg_complex>(m, "linalg_solve_triangular");
   register_op<&linalg_solve_triangular_out, takes_linalg_complex>(m, "linalg_solve_triangular.out");

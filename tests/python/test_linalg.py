@@ -288,6 +288,11 @@ def test_complex_factorizations_and_solves(dtype):
             other = c if left else c.mT.contiguous()
             run_both(lambda x, o: torch.ormqr(*torch.geqrf(x), o, left=left, transpose=transpose), x, other, **LA_TOL)
     run_both(lambda x: torch.linalg.householder_product(*torch.geqrf(x)), rand(6, 4, dtype=dtype), **LA_TOL)
+    # least squares (gels, as CUDA's): QR of A, or of A^H for the minimum-norm solution; a conjugate view
+    for shape in ((6, 4), (4, 6), (2, 5, 5)):
+        x, rhs = rand(*shape, dtype=dtype, seed=8), rand(*shape[:-1], 2, dtype=dtype, seed=9)
+        run_both(lambda x, r: torch.linalg.lstsq(x, r, driver="gels").solution, x, rhs, **LA_TOL)
+        run_both(lambda x, r: torch.linalg.lstsq(x.conj(), r, driver="gels").solution, x, rhs, **LA_TOL)
     if dtype == torch.complex128:  # the complex products of the backward are native too
         x = rand(4, 3, dtype=dtype, seed=6).requires_grad_()
         assert torch.autograd.gradcheck(lambda t: tuple(r.cpu() for r in torch.linalg.qr(t.to("ocl"))), (x,))
