@@ -9,7 +9,7 @@
 // The LU / Cholesky / triangular kernels take real and complex matrices: T is
 // the element type, R its real type; the preamble defines LA_COMPLEX (and
 // includes kernels/complex_lib.cl) for complex64 / complex128, else ST (float
-// or double) is both. The Jacobi and LDL kernels are real only.
+// or double) is both. The LDL kernels are real only.
 
 #define AT(p, i, j) (p)[(i) * rs + (j) * cs]
 #define SYNC barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
@@ -275,6 +275,173 @@ __kernel void apply_reflectors(__global const char* vb, ulong vo, __global const
   }
 }
 
+// The round-robin pairing of a Jacobi sweep over N (even) indices: round r's
+// pair i. Every index appears once per round; N - 1 rounds pair all.
+static inline void jacobi_pair(long N, long r, long i, long* p, long* q) {
+  long x = i == 0 ? 0 : (i - 1 + r) % (N - 1) + 1;
+  long y = (N - 1 - i - 1 + r) % (N - 1) + 1;
+  *p = min(x, y);
+  *q = max(x, y);
+}
+
+// The Jacobi rotation (c, s) that zeroes g in the symmetric 2 x 2 matrix
+// [[a, g], [g, b]] (columns p, q: p' = c p - s q, q' = s p + c q).
+static inline void jacobi_rotation(R a, R b, R g, R* c, R* s) {
+  const R theta = (b - a) / (2 * g);
+  const R t = (theta >= 0 ? 1 : -1) / (fabs(theta) + sqrt(1 + theta * theta));
+  *c = 1 / sqrt(1 + t * t);
+  *s = t * *c;
+}
+// A pair's rotation, stored as three T per pair (c, s, e): a complex off-
+// diagonal g = |g| e is first made real by the phase diag(1, conj(e)), then
+// rotated as a real one; real matrices have e = 1. On entries x (at p) and
+// y (at q): columns x' = c x - s conj(e) y, y' = s x + c conj(e) y; rows
+// x' = c x - s e y, y' = s x + c e y.
+static inline void rotate(__global T* x, __global T* y, R c, R s, T e) {
+  const T u = *x, v = MUL(e, *y);
+  *x = c * u - s * v;  // (a real scalar times a (re, im) pair scales both)
+  *y = s * u + c * v;
+}
+
+// Hermitian (real: symmetric) eigenproblem by cyclic Jacobi rotations
+// (parallel ordering): a (n x n, both triangles) is driven to diagonal, its
+// (real) diagonal written to w, the rotations accumulated in v (n x n,
+// identity on entry); rot: room for a round's rotations (3 (n + 1) T per
+// matrix). A pair is rotated while |a_pq| > eps sqrt(|a_pp a_qq|) (LAPACK's
+// Jacobi criterion); sweeps end when one rotates nothing (at most 64).
+__kernel void syevj(__global char* ab, ulong ao, __global char* vb, ulong vo, __global char* wb, ulong wo, long n,
+                    long ms, long nb, R eps, __global char* qb, ulong qo) {
+  __local int rotated;
+  const long lid = get_local_id(0), lsz = get_local_size(0), N = n + (n & 1), npairs = N / 2;
+  const long rs = 1, cs = n;  // a and v are the kernel's own column-major work matrices
+  for (long b = get_group_id(0); b < nb; b += get_num_groups(0)) {
+    __global T* a = PTR(T, ab, ao) + b * ms;
+    __global T* v = PTR(T, vb, vo) + b * ms;
+    __global T* rot = PTR(T, qb, qo) + b * 3 * (n + 1);  // a round's (c, s, e) per pair
+    for (int sweep = 0; sweep < 64; ++sweep) {
+      if (lid == 0) rotated = 0;
+      SYNC;
+      for (long r = 0; r < N - 1; ++r) {
+        for (long i = lid; i < npairs; i += lsz) {
+          long p, q;
+          jacobi_pair(N, r, i, &p, &q);
+          R c = 1, s = 0;
+          T e = FROM_R(1);
+          if (q < n) {
+            const T apq = AT(a, p, q);
+            const R g = ABSC(apq), app = RE(AT(a, p, p)), aqq = RE(AT(a, q, q));
+            if (g > eps * sqrt(fabs(app * aqq)) && g != 0) {
+              jacobi_rotation(app, aqq, g, &c, &s);
+              e = DIV(apq, FROM_R(g));
+              rotated = 1;
+            }
+          }
+          rot[3 * i] = FROM_R(c);
+          rot[3 * i + 1] = FROM_R(s);
+          rot[3 * i + 2] = e;
+        }
+        SYNC;
+        for (long t = lid; t < npairs * n; t += lsz) {  // rows p, q of a
+          const long i = t / n, j = t % n;
+          long p, q;
+          jacobi_pair(N, r, i, &p, &q);
+          const R c = RE(rot[3 * i]), s = RE(rot[3 * i + 1]);
+          if (q >= n || s == 0) continue;
+          rotate(&AT(a, p, j), &AT(a, q, j), c, s, rot[3 * i + 2]);
+        }
+        SYNC;
+        for (long t = lid; t < npairs * n; t += lsz) {  // columns p, q of a and v
+          const long i = t / n, j = t % n;
+          long p, q;
+          jacobi_pair(N, r, i, &p, &q);
+          const R c = RE(rot[3 * i]), s = RE(rot[3 * i + 1]);
+          if (q >= n || s == 0) continue;
+          const T ec = CONJ(rot[3 * i + 2]);
+          rotate(&AT(a, j, p), &AT(a, j, q), c, s, ec);
+          rotate(&AT(v, j, p), &AT(v, j, q), c, s, ec);
+        }
+        SYNC;
+      }
+      const int again = rotated;
+      SYNC;
+      if (!again) break;
+    }
+    for (long j = lid; j < n; j += lsz) PTR(R, wb, wo)[b * n + j] = RE(AT(a, j, j));
+    SYNC;
+  }
+}
+
+// One-sided Jacobi SVD of w (m x n, m >= n, column-major, overwritten):
+// column pairs are rotated until orthogonal (|w_p^H w_q| <= eps |w_p| |w_q|
+// for every pair in a sweep, at most 64 sweeps), the rotations accumulated
+// in v (n x n, identity on entry). Then s_j = |w_j| and w_j /= s_j (U's
+// columns), unsorted. rot: a round's (c, s, e) per pair (3 (n + 1) T per matrix).
+__kernel void gesvj(__global char* ab, ulong ao, __global char* vb, ulong vo, __global char* sb, ulong so, long m,
+                    long n, long nb, R eps, __global char* qb, ulong qo) {
+  __local int rotated;
+  const long lid = get_local_id(0), lsz = get_local_size(0), N = n + (n & 1), npairs = N / 2;
+  for (long b = get_group_id(0); b < nb; b += get_num_groups(0)) {
+    __global T* w = PTR(T, ab, ao) + b * m * n;
+    __global T* v = PTR(T, vb, vo) + b * n * n;
+    __global T* rot = PTR(T, qb, qo) + b * 3 * (n + 1);
+    for (int sweep = 0; sweep < 64; ++sweep) {
+      if (lid == 0) rotated = 0;
+      SYNC;
+      for (long r = 0; r < N - 1; ++r) {
+        for (long i = lid; i < npairs; i += lsz) {
+          long p, q;
+          jacobi_pair(N, r, i, &p, &q);
+          R c = 1, s = 0;
+          T e = FROM_R(1);
+          if (q < n) {
+            R alpha = 0, beta = 0;
+            T gamma = FROM_R(0);
+            for (long k = 0; k < m; ++k) {
+              const T x = w[p * m + k], y = w[q * m + k];
+              alpha += ABS2(x);
+              beta += ABS2(y);
+              gamma += MUL(CONJ(x), y);
+            }
+            const R g = ABSC(gamma);
+            if (g > eps * sqrt(alpha * beta) && g != 0) {
+              jacobi_rotation(alpha, beta, g, &c, &s);
+              e = DIV(gamma, FROM_R(g));
+              rotated = 1;
+            }
+          }
+          rot[3 * i] = FROM_R(c);
+          rot[3 * i + 1] = FROM_R(s);
+          rot[3 * i + 2] = e;
+        }
+        SYNC;
+        for (long t = lid; t < npairs * (m + n); t += lsz) {
+          const long i = t / (m + n), k = t % (m + n);
+          long p, q;
+          jacobi_pair(N, r, i, &p, &q);
+          const R c = RE(rot[3 * i]), s = RE(rot[3 * i + 1]);
+          if (q >= n || s == 0) continue;
+          __global T* x = k < m ? w + k : v + (k - m);
+          const long ld = k < m ? m : n;
+          rotate(&x[p * ld], &x[q * ld], c, s, CONJ(rot[3 * i + 2]));
+        }
+        SYNC;
+      }
+      const int again = rotated;
+      SYNC;
+      if (!again) break;
+    }
+    for (long j = lid; j < n; j += lsz) {
+      R norm = 0;
+      for (long k = 0; k < m; ++k) norm += ABS2(w[j * m + k]);
+      norm = sqrt(norm);
+      PTR(R, sb, so)[b * n + j] = norm;
+      if (norm != 0)
+        for (long k = 0; k < m; ++k) w[j * m + k] = DIV(w[j * m + k], FROM_R(norm));
+    }
+    SYNC;
+  }
+}
+
 #ifndef LA_COMPLEX
 // Symmetric indefinite factorization A = L D L^T of the lower triangle
 // (LAPACK sytf2, Bunch-Kaufman diagonal pivoting, real): D has 1x1 and 2x2
@@ -436,159 +603,6 @@ __kernel void sytrs_lower(__global const char* ab, ulong ao, __global const char
 #undef A_
 #undef X_
 #undef SWAP_X
-  }
-}
-
-// The round-robin pairing of a Jacobi sweep over N (even) indices: round r's
-// pair i. Every index appears once per round; N - 1 rounds pair all.
-static inline void jacobi_pair(long N, long r, long i, long* p, long* q) {
-  long x = i == 0 ? 0 : (i - 1 + r) % (N - 1) + 1;
-  long y = (N - 1 - i - 1 + r) % (N - 1) + 1;
-  *p = min(x, y);
-  *q = max(x, y);
-}
-
-// The Jacobi rotation (c, s) that zeroes g in the symmetric 2 x 2 matrix
-// [[a, g], [g, b]] (columns p, q: p' = c p - s q, q' = s p + c q).
-static inline void jacobi_rotation(ST a, ST b, ST g, ST* c, ST* s) {
-  const ST theta = (b - a) / (2 * g);
-  const ST t = (theta >= 0 ? 1 : -1) / (fabs(theta) + sqrt(1 + theta * theta));
-  *c = 1 / sqrt(1 + t * t);
-  *s = t * *c;
-}
-// Entries x at p and y at q rotated: x' = c x - s y, y' = s x + c y.
-static inline void rotate(__global ST* x, __global ST* y, ST c, ST s) {
-  const ST u = *x, v = *y;
-  *x = c * u - s * v;
-  *y = s * u + c * v;
-}
-
-// Symmetric eigenproblem by cyclic Jacobi rotations (parallel ordering): a
-// (n x n, symmetric, both triangles) is driven to diagonal, its diagonal
-// written to w, the rotations accumulated in v (n x n, identity on entry);
-// rot: room for a round's rotations (n + 1 per matrix). A pair is rotated
-// while |a_pq| > eps sqrt(|a_pp a_qq|) (LAPACK's Jacobi criterion); sweeps
-// end when one rotates nothing (at most 64).
-__kernel void syevj(__global char* ab, ulong ao, __global char* vb, ulong vo, __global char* wb, ulong wo, long n,
-                    long ms, long nb, ST eps, __global char* qb, ulong qo) {
-  __local int rotated;
-  const long lid = get_local_id(0), lsz = get_local_size(0), N = n + (n & 1), npairs = N / 2;
-  const long rs = 1, cs = n;  // a and v are the kernel's own column-major work matrices
-  for (long b = get_group_id(0); b < nb; b += get_num_groups(0)) {
-    __global ST* a = PTR(ST, ab, ao) + b * ms;
-    __global ST* v = PTR(ST, vb, vo) + b * ms;
-    __global ST* rot = PTR(ST, qb, qo) + b * N;  // a round's (c, s) per pair
-    for (int sweep = 0; sweep < 64; ++sweep) {
-      if (lid == 0) rotated = 0;
-      SYNC;
-      for (long r = 0; r < N - 1; ++r) {
-        for (long i = lid; i < npairs; i += lsz) {
-          long p, q;
-          jacobi_pair(N, r, i, &p, &q);
-          ST c = 1, s = 0;
-          if (q < n) {
-            const ST apq = AT(a, p, q), app = AT(a, p, p), aqq = AT(a, q, q);
-            if (fabs(apq) > eps * sqrt(fabs(app * aqq)) && apq != 0) {
-              jacobi_rotation(app, aqq, apq, &c, &s);
-              rotated = 1;
-            }
-          }
-          rot[2 * i] = c;
-          rot[2 * i + 1] = s;
-        }
-        SYNC;
-        for (long t = lid; t < npairs * n; t += lsz) {  // rows p, q of a
-          const long i = t / n, j = t % n;
-          long p, q;
-          jacobi_pair(N, r, i, &p, &q);
-          const ST c = rot[2 * i], s = rot[2 * i + 1];
-          if (q >= n || s == 0) continue;
-          rotate(&AT(a, p, j), &AT(a, q, j), c, s);
-        }
-        SYNC;
-        for (long t = lid; t < npairs * n; t += lsz) {  // columns p, q of a and v
-          const long i = t / n, j = t % n;
-          long p, q;
-          jacobi_pair(N, r, i, &p, &q);
-          const ST c = rot[2 * i], s = rot[2 * i + 1];
-          if (q >= n || s == 0) continue;
-          rotate(&AT(a, j, p), &AT(a, j, q), c, s);
-          rotate(&AT(v, j, p), &AT(v, j, q), c, s);
-        }
-        SYNC;
-      }
-      const int again = rotated;
-      SYNC;
-      if (!again) break;
-    }
-    for (long j = lid; j < n; j += lsz) PTR(ST, wb, wo)[b * n + j] = AT(a, j, j);
-    SYNC;
-  }
-}
-
-// One-sided Jacobi SVD of w (m x n, m >= n, column-major, overwritten):
-// column pairs are rotated until orthogonal (|w_p . w_q| <= eps |w_p| |w_q|
-// for every pair in a sweep, at most 64 sweeps), the rotations accumulated
-// in v (n x n, identity on entry). Then s_j = |w_j| and w_j /= s_j (U's
-// columns), unsorted. rot: a round's (c, s) per pair (n + 1 per matrix).
-__kernel void gesvj(__global char* ab, ulong ao, __global char* vb, ulong vo, __global char* sb, ulong so, long m,
-                    long n, long nb, ST eps, __global char* qb, ulong qo) {
-  __local int rotated;
-  const long lid = get_local_id(0), lsz = get_local_size(0), N = n + (n & 1), npairs = N / 2;
-  for (long b = get_group_id(0); b < nb; b += get_num_groups(0)) {
-    __global ST* w = PTR(ST, ab, ao) + b * m * n;
-    __global ST* v = PTR(ST, vb, vo) + b * n * n;
-    __global ST* rot = PTR(ST, qb, qo) + b * N;
-    for (int sweep = 0; sweep < 64; ++sweep) {
-      if (lid == 0) rotated = 0;
-      SYNC;
-      for (long r = 0; r < N - 1; ++r) {
-        for (long i = lid; i < npairs; i += lsz) {
-          long p, q;
-          jacobi_pair(N, r, i, &p, &q);
-          ST c = 1, s = 0;
-          if (q < n) {
-            ST alpha = 0, beta = 0, gamma = 0;
-            for (long k = 0; k < m; ++k) {
-              const ST x = w[p * m + k], y = w[q * m + k];
-              alpha += x * x;
-              beta += y * y;
-              gamma += x * y;
-            }
-            if (fabs(gamma) > eps * sqrt(alpha * beta)) {
-              jacobi_rotation(alpha, beta, gamma, &c, &s);
-              rotated = 1;
-            }
-          }
-          rot[2 * i] = c;
-          rot[2 * i + 1] = s;
-        }
-        SYNC;
-        for (long t = lid; t < npairs * (m + n); t += lsz) {
-          const long i = t / (m + n), k = t % (m + n);
-          long p, q;
-          jacobi_pair(N, r, i, &p, &q);
-          const ST c = rot[2 * i], s = rot[2 * i + 1];
-          if (q >= n || s == 0) continue;
-          __global ST* x = k < m ? w + k : v + (k - m);
-          const long ld = k < m ? m : n;
-          rotate(&x[p * ld], &x[q * ld], c, s);
-        }
-        SYNC;
-      }
-      const int again = rotated;
-      SYNC;
-      if (!again) break;
-    }
-    for (long j = lid; j < n; j += lsz) {
-      ST norm = 0;
-      for (long k = 0; k < m; ++k) norm += w[j * m + k] * w[j * m + k];
-      norm = sqrt(norm);
-      PTR(ST, sb, so)[b * n + j] = norm;
-      if (norm != 0)
-        for (long k = 0; k < m; ++k) w[j * m + k] /= norm;
-    }
-    SYNC;
   }
 }
 

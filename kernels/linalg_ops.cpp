@@ -391,21 +391,34 @@ void lstsq_kernel(const Tensor& a, Tensor& b, Tensor& rank, Tensor& singular_val
 // Symmetric eigenproblem: `vectors` holds A (its `upper` or lower triangle
 // is read); Jacobi rotations on a symmetric work copy, then eigenvalues
 // ascending, their vectors in the same order.
+// A batch of identity matrices of `like`'s shape and dtype, contiguous (no
+// complex eye kernel: zeros and a filled diagonal).
+Tensor identities(const Tensor& like) {
+  Tensor v = at::zeros(like.sizes(), like.options());
+  v.diagonal(0, -2, -1).fill_(1);
+  return v;
+}
+// The Jacobi kernels' convergence threshold: the real type's epsilon.
+void push_eps(Launch& l, const Tensor& like) {
+  if (c10::toRealValueType(like.scalar_type()) == at::kDouble) l.value<cl_double>(std::numeric_limits<double>::epsilon());
+  else l.value<cl_float>(std::numeric_limits<float>::epsilon());
+}
+
 void eigh_kernel(const Tensor& values, const Tensor& vectors, const Tensor& infos, bool upper, bool compute_v) {
   infos.zero_();
   const int64_t n = vectors.size(-1);
   if (vectors.numel() == 0) return;
   const int64_t count = vectors.numel() / (n * n);
   const Tensor tri = upper ? vectors.triu() : vectors.tril();
-  const Tensor a = (tri + (upper ? vectors.triu(1) : vectors.tril(-1)).mT()).contiguous();  // symmetric: either order
-  const Tensor v = at::eye(n, vectors.options()).expand_as(vectors).contiguous();
+  // Hermitian (symmetric) from the given triangle, stored column-major as the kernel reads it
+  const Tensor a = (tri + (upper ? vectors.triu(1) : vectors.tril(-1)).mH()).resolve_conj().mT().contiguous();
+  const Tensor v = identities(vectors);
   const Tensor w = at::empty(values.sizes(), values.options());
-  const Tensor rot = at::empty({count, n + 1}, vectors.options());
+  const Tensor rot = at::empty({count, 3 * (n + 1)}, vectors.options());
   Launch l = linalg_launch(a, "syevj");
   const size_t local = group_size(l, n);
   l.tensor(a).tensor(v).tensor(w).value(n).value(n * n).value(count);
-  if (a.scalar_type() == at::kDouble) l.value<cl_double>(std::numeric_limits<double>::epsilon());
-  else l.value<cl_float>(std::numeric_limits<float>::epsilon());
+  push_eps(l, a);
   l.tensor(rot);
   run_per_matrix(l, local, count);
   const Tensor order = w.argsort(/*stable=*/true, -1, /*descending=*/false);
@@ -421,17 +434,16 @@ void svd_kernel(const Tensor& A, bool full_matrices, bool compute_uv, const std:
   info.zero_();
   if (A.numel() == 0) return;
   const bool wide = A.size(-2) < A.size(-1);
-  const Tensor X = wide ? A.mT() : A;
+  const Tensor X = resolved(wide ? A.mH() : A);
   const int64_t m = X.size(-2), n = X.size(-1), count = X.numel() / (m * n);
   const Tensor w = column_major_copy(X).mT();  // X column-major, as a row-major [n, m]
-  const Tensor v = at::eye(n, A.options()).expand({count, n, n}).contiguous();  // V column-major
+  const Tensor v = identities(at::empty({count, n, n}, A.options()));  // V column-major
   const Tensor s = at::empty(S.sizes(), S.options());
-  const Tensor rot = at::empty({count, n + 1}, A.options());
+  const Tensor rot = at::empty({count, 3 * (n + 1)}, A.options());
   Launch l = linalg_launch(w, "gesvj");
   const size_t local = group_size(l, n * (m + n) / 2);
   l.tensor(w).tensor(v).tensor(s).value(m).value(n).value(count);
-  if (A.scalar_type() == at::kDouble) l.value<cl_double>(std::numeric_limits<double>::epsilon());
-  else l.value<cl_float>(std::numeric_limits<float>::epsilon());
+  push_eps(l, A);
   l.tensor(rot);
   run_per_matrix(l, local, count);
   const Tensor order = s.argsort(/*stable=*/true, -1, /*descending=*/true);
@@ -449,14 +461,14 @@ void svd_kernel(const Tensor& A, bool full_matrices, bool compute_uv, const std:
   shape[shape.size() - 2] = m;
   shape.back() = cols - n;
   const Tensor q = at::linalg_householder_product(cols > n ? at::cat({qr, at::zeros(shape, qr.options())}, -1) : qr, tau);
-  const Tensor sign = at::where(qr.diagonal(0, -2, -1) < 0, -1.0, 1.0).to(q.scalar_type()).unsqueeze(-2);
+  const Tensor sign = at::where(at::real(qr.diagonal(0, -2, -1)) < 0, -1.0, 1.0).to(q.scalar_type()).unsqueeze(-2);
   const Tensor u_out = cols > n ? at::cat({q.narrow(-1, 0, n) * sign, q.narrow(-1, n, cols - n)}, -1) : q * sign;
-  if (wide) {  // A = X^T = V S U^T
+  if (wide) {  // A = X^H = V S U^H
     U.copy_(vm);
-    Vh.copy_(u_out.mT());
+    Vh.copy_(u_out.mH());
   } else {
     U.copy_(u_out);
-    Vh.copy_(vm.mT());
+    Vh.copy_(vm.mH());
   }
 }
 
@@ -536,8 +548,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_native_multi<structured__linalg_det_out>(m, "_linalg_det", "_linalg_det.result", takes_linalg_complex);
   register_native_multi<structured__linalg_slogdet_out>(m, "_linalg_slogdet", "_linalg_slogdet.sign", takes_linalg_complex);
   register_native_multi<structured_triangular_solve_out>(m, "triangular_solve", "triangular_solve.X", takes_linalg_complex);
-  register_native_multi<structured__linalg_eigh_out>(m, "_linalg_eigh", "_linalg_eigh.eigenvalues", takes_linalg);
-  register_native_multi<structured__linalg_svd_out>(m, "_linalg_svd", "_linalg_svd.U", takes_linalg);
+  register_native_multi<structured__linalg_eigh_out>(m, "_linalg_eigh", "_linalg_eigh.eigenvalues", takes_linalg_complex);
+  register_native_multi<structured__linalg_svd_out>(m, "_linalg_svd", "_linalg_svd.U", takes_linalg_complex);
   register_native_multi<structured_linalg_qr_out>(m, "linalg_qr", "linalg_qr.out", takes_linalg_complex);
   register_native_multi<structured_linalg_ldl_factor_ex_out>(m, "linalg_ldl_factor_ex", "linalg_ldl_factor_ex.out",
                                                              takes_linalg);

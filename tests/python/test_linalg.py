@@ -293,7 +293,32 @@ def test_complex_factorizations_and_solves(dtype):
         x, rhs = rand(*shape, dtype=dtype, seed=8), rand(*shape[:-1], 2, dtype=dtype, seed=9)
         run_both(lambda x, r: torch.linalg.lstsq(x, r, driver="gels").solution, x, rhs, **LA_TOL)
         run_both(lambda x, r: torch.linalg.lstsq(x.conj(), r, driver="gels").solution, x, rhs, **LA_TOL)
+    # Hermitian eigenproblem (complex Jacobi: each off-diagonal made real by a phase, then rotated)
+    # and SVD (one-sided complex Jacobi): LAPACK's values; vectors up to a phase per column
+    def phase_free(v):
+        top = v.gather(-2, v.abs().argmax(-2, keepdim=True))
+        return v * (top.abs() / top)
+    for shape in ((5, 5), (2, 6, 6), (17, 17)):
+        x = rand(*shape, dtype=dtype, seed=10)
+        herm = x + x.mH
+        got, expected = torch.linalg.eigh(herm.to("ocl")), torch.linalg.eigh(herm)
+        torch.testing.assert_close(got.eigenvalues.cpu(), expected.eigenvalues, **LA_TOL)
+        torch.testing.assert_close(phase_free(got.eigenvectors.cpu()), phase_free(expected.eigenvectors), **LA_TOL)
+        run_both(lambda h: torch.linalg.eigvalsh(h, UPLO="U"), herm.triu() + x.tril(-1), **LA_TOL)
+    for shape in ((5, 5), (2, 6, 4), (2, 4, 6)):
+        x = rand(*shape, dtype=dtype, seed=11)
+        for full in (False, True):
+            u, s_, vh = (t.cpu() for t in torch.linalg.svd(x.to("ocl"), full_matrices=full))
+            torch.testing.assert_close(s_, torch.linalg.svdvals(x), **LA_TOL)
+            k = min(shape[-2:])
+            torch.testing.assert_close((u[..., :k] * s_.unsqueeze(-2).to(dtype)) @ vh[..., :k, :], x, **LA_TOL)
+            eye = torch.eye(u.size(-1), dtype=dtype).expand_as(u.mH @ u)
+            torch.testing.assert_close(u.mH @ u, eye, **LA_TOL)
+        run_both(lambda x: (torch.linalg.pinv(x), torch.linalg.matrix_rank(x)), x, **LA_TOL)
     if dtype == torch.complex128:  # the complex products of the backward are native too
+        h = rand(4, 4, dtype=dtype, seed=12).requires_grad_()
+        assert torch.autograd.gradcheck(lambda t: torch.linalg.eigvalsh(t.to("ocl") + t.to("ocl").mH).cpu(), (h,))
+        assert torch.autograd.gradcheck(lambda t: torch.linalg.svdvals(t.to("ocl")).cpu(), (h[:, :3].detach().requires_grad_(),))
         x = rand(4, 3, dtype=dtype, seed=6).requires_grad_()
         assert torch.autograd.gradcheck(lambda t: tuple(r.cpu() for r in torch.linalg.qr(t.to("ocl"))), (x,))
         assert torch.autograd.gradcheck(lambda t: torch.linalg.solve(t.to("ocl"), t.to("ocl").mH[:, :2].sum(1)).cpu(),
