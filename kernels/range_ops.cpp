@@ -127,5 +127,5 @@ REGISTER_PRIVATEUSE1_DISPATCH(linspace_stub, &::torch_ocl::linspace_kernel)
 OCL_NATIVE_FN("arange.start_out", static_cast<at::Tensor& (*)(const at::Scalar&, const at::Scalar&, const at::Scalar&, at::Tensor&)>(&at::native::arange_out))
 OCL_NATIVE_FN("linspace.out", static_cast<at::Tensor& (*)(const at::Scalar&, const at::Scalar&, int64_t, at::Tensor&)>(&at::native::linspace_out))
 OCL_NATIVE_FN("logspace.out", &torch_ocl::logspace_out)
-OCL_NATIVE_FN("eye.m_out", &torch_ocl::eye_out_nm)
-OCL_NATIVE_FN("eye.out", &torch_ocl::eye_out_n)
+OCL_NATIVE_FN_C("eye.m_out", &torch_ocl::eye_out_nm)  // zeros and a filled diagonal: complex too
+OCL_NATIVE_FN_C("eye.out", &torch_ocl::eye_out_n)

@@ -427,3 +427,10 @@ def test_complex32_computes_as_complex64_rounded_once(strict):
     torch.testing.assert_close(pairs(wide(out)), pairs(out_ref), rtol=0, atol=4e-3 * scale)
     torch.testing.assert_close(pairs(wide(xo.grad)), pairs(xr.grad), rtol=1e-2, atol=1e-2)
     torch.testing.assert_close(pairs(wide(conv.weight.grad)), pairs(ref.weight.grad), rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("dtype", CPLX, ids=dname)
+def test_complex_eye(strict, dtype):
+    # a zeroed matrix with a filled diagonal (orgqr's and the Jacobi kernels' identities use the same)
+    for n, m in ((3, 3), (2, 5), (0, 4)):
+        assert torch.equal(torch.eye(n, m, dtype=dtype, device="ocl").cpu(), torch.eye(n, m, dtype=dtype))
