@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from torch.func import functional_call, grad, hessian, jacfwd, jacrev, jvp, vmap
 from torch.testing import assert_close
 
-TOL = {"rtol": 1e-4, "atol": 1e-5}
+from tolerances import AUTOGRAD_FEATURES as TOL  # noqa: E402 (one table per family, tests/python/tolerances.py)
 
 # Ops torch_ocl registers on AutogradPrivateUse1, each with its reason. A new
 # override must add a row here and pass every test of this file.

@@ -18,12 +18,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.testing import assert_close
 
-TOL = {
-    torch.float32: dict(rtol=1e-4, atol=1e-4),
-    torch.float64: dict(rtol=1e-10, atol=1e-10),
-    torch.float16: dict(rtol=2e-3, atol=2e-3),
-    torch.bfloat16: dict(rtol=1.6e-2, atol=2e-2),
-}
+from tolerances import CONV as TOL  # noqa: E402 (one table per family, tests/python/tolerances.py)
 
 
 # Every test of this file runs in strict mode: a missing native kernel raises.

@@ -9,8 +9,7 @@ from cpu_reference import run_both
 
 pytestmark = pytest.mark.usefixtures("strict")
 
-TOL = {torch.complex64: dict(rtol=1e-4, atol=1e-4), torch.float32: dict(rtol=1e-4, atol=1e-4),
-       torch.complex128: dict(rtol=1e-10, atol=1e-10), torch.float64: dict(rtol=1e-10, atol=1e-10)}
+from tolerances import FFT as TOL  # noqa: E402 (one table per family, tests/python/tolerances.py)
 
 
 def data(shape, dtype, seed=0):

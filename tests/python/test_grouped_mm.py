@@ -14,8 +14,7 @@ import torch
 from torch.testing import assert_close
 
 G = 4
-TOL = {torch.float32: dict(rtol=1e-5, atol=1e-5), torch.bfloat16: dict(rtol=1.6e-2, atol=2e-2),
-       torch.float16: dict(rtol=2e-3, atol=2e-3)}
+from tolerances import GROUPED_MM as TOL  # noqa: E402 (one table per family, tests/python/tolerances.py)
 DTYPES = [torch.float32, torch.bfloat16, torch.float16]
 
 

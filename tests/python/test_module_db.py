@@ -27,7 +27,7 @@ from torch.utils._pytree import tree_flatten, tree_map
 # Modules whose outputs are random draws (the device's generator is not the CPU's).
 RANDOM = {"FractionalMaxPool2d", "FractionalMaxPool3d", "RReLU", "Dropout", "Dropout1d", "Dropout2d",
           "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"}
-TOL = dict(rtol=1e-4, atol=2e-5, equal_nan=True)
+from tolerances import MODULE_DB as TOL  # noqa: E402 (one table per family, tests/python/tolerances.py)
 
 
 @pytest.fixture(autouse=True)

@@ -19,12 +19,7 @@ from torch_ocl.testing.opinfo_sweep import (check_op, copy_like, cuda_batch_norm
                                             op_db_by_name, op_dtypes)
 
 # Forward / gradient tolerances per dtype (gradients sum over many elements).
-TOL = {
-    torch.float32: dict(rtol=1e-4, atol=1e-4),
-    torch.float64: dict(rtol=1e-9, atol=1e-9),
-    torch.float16: dict(rtol=4e-3, atol=4e-3),
-    torch.bfloat16: dict(rtol=3e-2, atol=3e-2),
-}
+from tolerances import NORM as TOL  # noqa: E402 (one table per family, tests/python/tolerances.py)
 
 
 # Every test of this file runs in strict mode: a missing native kernel raises.

@@ -13,12 +13,7 @@ from torch.testing import assert_close
 
 from dtype_lists import FLOATS, dname
 
-TOL = {
-    torch.float32: dict(rtol=1e-5, atol=1e-6),
-    torch.float64: dict(rtol=1e-10, atol=1e-12),
-    torch.float16: dict(rtol=2e-3, atol=2e-3),
-    torch.bfloat16: dict(rtol=2e-2, atol=2e-2),
-}
+from tolerances import OPTIM as TOL  # noqa: E402 (one table per family, tests/python/tolerances.py)
 
 SHAPES = [(5, 3), (7,), (), (2, 3, 4), (0, 3), (100_003,)]
 

@@ -22,10 +22,7 @@ import torch.nn.functional as F
 from torch.testing import assert_close
 
 FLOATS = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
-TOL = {
-    torch.float16: dict(rtol=2e-3, atol=2e-3),
-    torch.bfloat16: dict(rtol=1.6e-2, atol=1.6e-2),
-}
+from tolerances import POOL as TOL  # noqa: E402 (one table per family, tests/python/tolerances.py)
 
 
 # Every test of this file runs in strict mode: a missing native kernel raises.

@@ -17,12 +17,7 @@ from torch.testing import assert_close
 
 from dtype_lists import FLOATS, dname
 
-TOL = {
-    torch.float32: dict(rtol=1e-4, atol=1e-5),
-    torch.float64: dict(rtol=1e-9, atol=1e-10),
-    torch.float16: dict(rtol=1e-2, atol=1e-2),
-    torch.bfloat16: dict(rtol=5e-2, atol=5e-2),
-}
+from tolerances import RNN as TOL  # noqa: E402 (one table per family, tests/python/tolerances.py)
 
 
 # Every test of this file runs in strict mode: a missing native kernel raises.

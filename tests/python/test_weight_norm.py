@@ -6,7 +6,7 @@ import torch
 import torch.nn as nn
 from torch.testing import assert_close
 
-TOL = {torch.float32: {}, torch.float64: {}, torch.bfloat16: {"rtol": 2e-2, "atol": 2e-2}}
+from tolerances import WEIGHT_NORM as TOL  # noqa: E402 (one table per family, tests/python/tolerances.py)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16], ids=str)
