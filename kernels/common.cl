@@ -147,3 +147,21 @@ static inline __attribute__((always_inline)) float ocl_erf_f32(float x) {
   const float r = a < 1.0f ? near : a < 4.0f ? mid : a >= 4.0f ? 1.0f : a;
   return copysign(r, x);
 }
+
+// Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3",
+// SC'11; the counter-based generator curand uses): 4 x 32 random bits of
+// counter c under key k. kernels/random.cl's distributions and Inductor's
+// generated rand / randn / randint64 (torch_ocl/_inductor.py) draw from it.
+#define PHILOX_M0 0xD2511F53u
+#define PHILOX_M1 0xCD9E8D57u
+#define PHILOX_W0 0x9E3779B9u
+#define PHILOX_W1 0xBB67AE85u
+
+static inline uint4 philox4x32_10(uint4 c, uint2 k) {
+  for (int r = 0; r < 10; ++r) {
+    const ulong p0 = (ulong)PHILOX_M0 * c.x, p1 = (ulong)PHILOX_M1 * c.z;
+    c = (uint4)((uint)(p1 >> 32) ^ c.y ^ k.x, (uint)p1, (uint)(p0 >> 32) ^ c.w ^ k.y, (uint)p0);
+    k += (uint2)(PHILOX_W0, PHILOX_W1);
+  }
+  return c;
+}

@@ -14,19 +14,7 @@
 // type the distribution is computed in: double for float64, else float),
 // FT_DOUBLE, RND_HALF / RND_BF16; with BERNOULLI_TENSOR the p dtype's SRC_*.
 
-#define PHILOX_M0 0xD2511F53u
-#define PHILOX_M1 0xCD9E8D57u
-#define PHILOX_W0 0x9E3779B9u
-#define PHILOX_W1 0xBB67AE85u
-
-static inline uint4 philox4x32_10(uint4 c, uint2 k) {
-  for (int r = 0; r < 10; ++r) {
-    const ulong p0 = (ulong)PHILOX_M0 * c.x, p1 = (ulong)PHILOX_M1 * c.z;
-    c = (uint4)((uint)(p1 >> 32) ^ c.y ^ k.x, (uint)p1, (uint)(p0 >> 32) ^ c.w ^ k.y, (uint)p0);
-    k += (uint2)(PHILOX_W0, PHILOX_W1);
-  }
-  return c;
-}
+// philox4x32_10: kernels/common.cl (Inductor's generated random numbers use it too).
 
 static inline uint4 rng_block(ulong seed, ulong offset, long g) {
   return philox4x32_10((uint4)((uint)offset, (uint)(offset >> 32), (uint)g, (uint)((ulong)g >> 32)),

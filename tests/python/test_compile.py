@@ -148,3 +148,40 @@ def test_reflection_pad_nested_abs_indexing():
         torch._dynamo.reset()
     ints = torch.randint(-9, 9, (50,))
     assert_matches_cpu(torch.compile(lambda a: a.abs() * 2 - 3)(ints.to("ocl")), ints.abs() * 2 - 3)
+
+
+def test_random_ops_are_generated():
+    # Inductor's rand / randn / randint64 (dropout, rand_like in a compiled
+    # graph) are Philox draws in the generated OpenCL (was NotImplementedError)
+    def f(x):
+        return F.dropout(x * 2, 0.5, training=True) + torch.rand_like(x), torch.randn_like(x), \
+            torch.randint(3, 10, x.shape, device=x.device)
+
+    torch.manual_seed(0)
+    x = torch.ones(1 << 16, device="ocl")
+    (y, n, i), (code,) = run_and_get_code(torch.compile(f), x)
+    assert "ocl_rand(" in code and "ocl_randn(" in code and "ocl_randint64(" in code
+    y, n, i = y.cpu(), n.cpu(), i.cpu()
+    kept = y >= 2  # dropout keeps 4 (scaled by 2), drops 0; plus a uniform in [0, 1)
+    assert abs(kept.float().mean().item() - 0.5) < 0.02
+    assert ((y - 4 * kept) >= 0).all() and ((y - 4 * kept) < 1).all()
+    assert abs(n.mean().item()) < 0.03 and abs(n.std().item() - 1) < 0.03
+    assert i.min().item() == 3 and i.max().item() == 9
+    # a second call draws new numbers (a new seed from the ocl generator)
+    assert not torch.equal(torch.compile(f)(x)[1].cpu(), n)
+    # and a model with dropout trains compiled
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.Dropout(0.1), torch.nn.ReLU(), torch.nn.Linear(16, 1))
+    m = m.to("ocl")
+    opt = torch.optim.SGD(m.parameters(), 0.05)
+    step = torch.compile(lambda a, b: ((m(a) - b) ** 2).mean())
+    a = torch.randn(64, 8, device="ocl")
+    b = a.sum(1, keepdim=True)
+    losses = []
+    for _ in range(20):
+        opt.zero_grad()
+        loss = step(a, b)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    assert losses[-1] < 0.5 * losses[0]

@@ -70,6 +70,33 @@ static inline long ocl_mod(long a, long b) { long r = a % b; return (r != 0 && (
 """
 
 
+# Inductor's random ops (dropout, rand_like, ... inside compiled graphs): one
+# Philox4x32-10 block (kernels/common.cl) per element, key = the graph's
+# seed (inductor_seeds draws one per random node from the ocl generator),
+# counter = the element's offset. As on CUDA, the values are Inductor's own
+# stream, not eager's (torch._inductor.config.fallback_random = True runs the
+# eager ops instead).
+RANDOM = r"""
+static inline uint4 ocl_philox(long seed, long offset) {
+  return philox4x32_10((uint4)((uint)offset, (uint)((ulong)offset >> 32), 0u, 0u),
+                       (uint2)((uint)seed, (uint)((ulong)seed >> 32)));
+}
+// uniform in [0, 1): 24 random bits
+static inline float ocl_rand(long seed, long offset) { return (float)(ocl_philox(seed, offset).x >> 8) * 0x1.0p-24f; }
+// standard normal: Box-Muller over two uniforms (the first in (0, 1], so log is finite)
+static inline float ocl_randn(long seed, long offset) {
+  const uint4 r = ocl_philox(seed, offset);
+  const float u1 = ((float)(r.x >> 8) + 1.0f) * 0x1.0p-24f, u2 = (float)(r.y >> 8) * 0x1.0p-24f;
+  return sqrt(-2.0f * log(u1)) * cospi(2.0f * u2);
+}
+// uniform integer in [low, high): 64 random bits modulo the range
+static inline long ocl_randint64(long seed, long offset, long low, long high) {
+  const uint4 r = ocl_philox(seed, offset);
+  const ulong x = ((ulong)r.y << 32) | r.x;
+  return low + (long)(x % (ulong)(high - low));
+}
+"""
+
 # store(mode="atomic_add") (index_put accumulate, scatter_add, embedding
 # backward): compare-and-swap loops; 2-byte types swap their aligned 32-bit
 # word; the first read is atomic too (a plain read races with the swaps).
@@ -104,7 +131,7 @@ static inline void ocl_atomic_add_16(__global ushort* p, float v, int bf16) {
 
 def _prelude(checked: bool, atomics: bool) -> str:
     # report_bad_index of torch_ocl's device-side checks (kernels/device_checks.cl)
-    return (_C._kernel_source("common") + PRELUDE + (ATOMIC_ADD if atomics else "")
+    return (_C._kernel_source("common") + PRELUDE + RANDOM + (ATOMIC_ADD if atomics else "")
             + (_C._kernel_source("device_checks") if checked else ""))
 
 
@@ -251,6 +278,18 @@ class OclOverrides(OpOverrides):
     @staticmethod
     def value_expr(expr, dtype):
         return OclOverrides.index_expr(expr, dtype)
+
+    @staticmethod
+    def rand(seed, offset):
+        return f"ocl_rand({seed}, {offset})"
+
+    @staticmethod
+    def randn(seed, offset):
+        return f"ocl_randn({seed}, {offset})"
+
+    @staticmethod
+    def randint64(seed, offset, low, high):
+        return f"ocl_randint64({seed}, {offset}, {low}, {high})"
 
     @staticmethod
     def masked(mask, body, other):
