@@ -159,23 +159,124 @@ Tensor expand_batch(const Tensor& x, at::IntArrayRef batch) {
 
 // ---- the DispatchStubs -----------------------------------------------------
 
-void cholesky_kernel(const Tensor& input, const Tensor& info, bool upper) {
-  Matrices a = matrices(input);
-  if (a.count == 0) return;
-  // A = U^T U: U^T is the lower factor, computed on the transposed view.
-  const Matrices f = upper ? a.transposed() : a;
-  const Tensor inf = contiguous_ints(info);
-  Launch l = linalg_launch(a.t, "potrf_lower");
+// potrf_lower on matrices f (a work group each), infos into `inf`.
+void potrf(const Matrices& f, const Tensor& inf) {
+  Launch l = linalg_launch(f.t, "potrf_lower");
   const size_t local = group_size(l, f.rows);
   l.tensor(f.t).tensor(inf).value(f.rows).value(f.rs).value(f.cs).value(f.ms).value(f.count);
   run_per_matrix(l, local, f.count);
+}
+
+// The order from which a single factorization is blocked: below it one work
+// group per matrix does everything (the batched small matrices of models);
+// from it the trailing updates are matrix products over every compute unit.
+constexpr int64_t kBlockedFrom = 256;
+constexpr int64_t kBlock = 64;
+
+// Right-looking blocked Cholesky of the lower factor of `x` ([..., n, n], a
+// column-major work copy), LAPACK potrf's order: per block column, the
+// diagonal block by potrf_lower, the panel below by trsm (A21 L11^-H, as
+// conj(L11) X^T = A21^T), the trailing matrix by a GEMM (A22 -= A21 A21^H);
+// info = the first failing step of each matrix.
+void blocked_cholesky_lower(const Tensor& x, const Tensor& infos) {
+  const int64_t n = x.size(-1);
+  const Tensor flat = x.view({-1, n, n});
+  Tensor info = at::zeros({flat.size(0)}, infos.options().dtype(at::kInt));
+  const Tensor block_info = at::empty_like(info);
+  for (int64_t j0 = 0; j0 < n; j0 += kBlock) {
+    const int64_t jb = std::min(kBlock, n - j0), rest = n - j0 - jb;
+    const Tensor a11 = flat.narrow(-2, j0, jb).narrow(-1, j0, jb);
+    potrf({a11, jb, jb, a11.stride(-2), a11.stride(-1), a11.stride(0), flat.size(0)}, block_info);
+    info = at::where((info == 0) & (block_info > 0), block_info + j0, info);
+    if (rest == 0) break;
+    const Tensor a21 = flat.narrow(-2, j0 + jb, rest).narrow(-1, j0, jb);
+    const Matrices l11{a11, jb, jb, a11.stride(-2), a11.stride(-1), a11.stride(0), flat.size(0)};
+    const Tensor a21t = a21.mT();  // jb x rest
+    trsm(l11, {a21t, jb, rest, a21t.stride(-2), a21t.stride(-1), a21t.stride(0), flat.size(0)}, /*upper=*/false,
+         /*unit=*/false, /*conj=*/x.is_complex());
+    Tensor a22 = flat.narrow(-2, j0 + jb, rest).narrow(-1, j0 + jb, rest);
+    a22.baddbmm_(a21, a21.mH(), /*beta=*/1, /*alpha=*/-1);
+  }
+  infos.copy_(info.view(infos.sizes()));
+}
+
+void cholesky_kernel(const Tensor& input, const Tensor& info, bool upper) {
+  Matrices a = matrices(input);
+  if (a.count == 0) return;
+  if (a.rows >= kBlockedFrom) {
+    // A = U^H U: U^H is the lower factor; a conjugate transpose's lower factor is U
+    Tensor work = column_major_copy(upper ? input.mH().resolve_conj() : input);
+    blocked_cholesky_lower(work, info);
+    input.copy_(upper ? work.mH() : work);
+    return;
+  }
+  // A = U^T U: U^T is the lower factor, computed on the transposed view.
+  const Matrices f = upper ? a.transposed() : a;
+  const Tensor inf = contiguous_ints(info);
+  potrf(f, inf);
   finish(a, input);
   if (!inf.is_same(info)) info.copy_(inf);
+}
+
+// Matrices of a view `v` ([count, rows, cols], any strides) as the kernels address it.
+Matrices view_matrices(const Tensor& v) {
+  return {v, v.size(-2), v.size(-1), v.stride(-2), v.stride(-1), v.stride(0), v.size(0)};
+}
+
+// Right-looking blocked LU with partial pivoting of `x` ([..., m, n], a
+// column-major work copy), LAPACK getrf's order: per block column, the
+// panel's getf2 (the getrf kernel on the tall panel), its row exchanges
+// applied to the columns left and right of it, U12 = L11^-1 A12 (trsm), then
+// A22 -= A21 U12 (a GEMM over every compute unit). Pivots 1-based, info =
+// the first zero pivot, as getrf's.
+void blocked_lu(const Tensor& x, const Tensor& pivots, const Tensor& infos) {
+  const int64_t m = x.size(-2), n = x.size(-1), k = std::min(m, n);
+  const Tensor flat = x.view({-1, m, n});
+  const int64_t count = flat.size(0);
+  Tensor piv = at::empty({count, k}, pivots.options());
+  Tensor info = at::zeros({count}, infos.options());
+  const Tensor block_info = at::empty_like(info);
+  for (int64_t j0 = 0; j0 < k; j0 += kBlock) {
+    const int64_t jb = std::min(kBlock, k - j0);
+    const Tensor panel = flat.narrow(-2, j0, m - j0).narrow(-1, j0, jb);
+    Tensor ppiv = at::empty({count, jb}, pivots.options());
+    {
+      const Matrices p = view_matrices(panel);
+      Launch l = linalg_launch(panel, "getrf");
+      const size_t local = group_size(l, std::max(p.rows, p.cols));
+      l.tensor(panel).tensor(ppiv).tensor(block_info).value(p.rows).value(p.cols).value(p.rs).value(p.cs).value(p.ms);
+      const size_t real_size = c10::elementSize(c10::toRealValueType(panel.scalar_type()));
+      l.value(p.count).value<cl_int>(1).local_memory(local * real_size).local_memory(local * 8);
+      run_per_matrix(l, local, p.count);
+    }
+    info = at::where((info == 0) & (block_info > 0), block_info + j0, info);
+    piv.narrow(-1, j0, jb).copy_(ppiv + j0);
+    // the panel's row exchanges on the columns beside it (rows j0.. of the matrix)
+    if (j0 > 0) laswp(view_matrices(flat.narrow(-2, j0, m - j0).narrow(-1, 0, j0)), ppiv, false);
+    const int64_t right = n - j0 - jb;
+    if (right == 0) continue;
+    laswp(view_matrices(flat.narrow(-2, j0, m - j0).narrow(-1, j0 + jb, right)), ppiv, false);
+    const Tensor l11 = flat.narrow(-2, j0, jb).narrow(-1, j0, jb);
+    const Tensor a12 = flat.narrow(-2, j0, jb).narrow(-1, j0 + jb, right);
+    trsm(view_matrices(l11), view_matrices(a12), /*upper=*/false, /*unit=*/true);
+    const int64_t below = m - j0 - jb;
+    if (below == 0) continue;
+    Tensor a22 = flat.narrow(-2, j0 + jb, below).narrow(-1, j0 + jb, right);
+    a22.baddbmm_(flat.narrow(-2, j0 + jb, below).narrow(-1, j0, jb), a12, /*beta=*/1, /*alpha=*/-1);
+  }
+  pivots.copy_(piv.view(pivots.sizes()));
+  infos.copy_(info.view(infos.sizes()));
 }
 
 void lu_factor_kernel(const Tensor& input, const Tensor& pivots, const Tensor& infos, bool compute_pivots) {
   Matrices a = matrices(input);
   if (a.count == 0) return;
+  if (compute_pivots && std::min(a.rows, a.cols) >= kBlockedFrom) {
+    Tensor work = column_major_copy(input);
+    blocked_lu(work, pivots, infos);
+    input.copy_(work);
+    return;
+  }
   const Tensor piv = contiguous_ints(pivots), inf = contiguous_ints(infos);
   Launch l = linalg_launch(a.t, "getrf");
   const size_t local = group_size(l, std::max(a.rows, a.cols));

@@ -386,3 +386,27 @@ def test_ldl_solve(b_shape):
     ld, piv = torch.linalg.ldl_factor(batched.to("ocl"))
     rhs = rand(3, 5, 2)
     torch.testing.assert_close((batched @ torch.linalg.ldl_solve(ld, piv, rhs.to("ocl")).cpu()), rhs, rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.complex128], ids=str)
+def test_blocked_cholesky_and_lu_of_large_matrices(dtype):
+    # from order 256 the factorizations are blocked (LAPACK's right-looking
+    # order: a work group factors each diagonal block / panel, GEMMs update the
+    # rest): the same factors, pivots and info as the CPU's
+    a = rand(2, 260, 260, dtype=dtype, seed=13)
+    h = a @ a.mH + 260 * torch.eye(260, dtype=dtype)
+    for upper in (False, True):
+        run_both(lambda h: torch.linalg.cholesky(h, upper=upper), h, rtol=1e-9, atol=1e-9)
+    bad = h.clone()
+    bad[1, 130, 130] = -1e6
+    got, expected = torch.linalg.cholesky_ex(bad.to("ocl")), torch.linalg.cholesky_ex(bad)
+    assert got.info.cpu().tolist() == expected.info.tolist() == [0, 131]
+    for shape in ((2, 260, 260), (300, 258)):
+        x = rand(*shape, dtype=dtype, seed=14)
+        got, expected = torch.linalg.lu_factor_ex(x.to("ocl")), torch.linalg.lu_factor_ex(x)
+        assert torch.equal(got.pivots.cpu(), expected.pivots) and torch.equal(got.info.cpu(), expected.info)
+        torch.testing.assert_close(got.LU.cpu(), expected.LU, rtol=1e-9, atol=1e-9)
+    singular = rand(260, 260, dtype=dtype, seed=15)
+    singular[:, 200] = 0
+    got, expected = torch.linalg.lu_factor_ex(singular.to("ocl")), torch.linalg.lu_factor_ex(singular)
+    assert got.info.item() == expected.info.item() == 201
