@@ -275,6 +275,34 @@ __kernel void apply_reflectors(__global const char* vb, ulong vo, __global const
   }
 }
 
+// The triangular factor of a block reflector (LAPACK larft, forward,
+// columnwise): H_0 H_1 ... H_{k-1} = I - Y Tf Y^H for the k reflectors of Y
+// with tau, from G = Y^H Y (k x k, row-major): Tf(i, i) = tau_i, Tf(r, i) =
+// -tau_i sum_{r <= j < i} Tf(r, j) G(j, i) above, 0 below. Tf row-major; a
+// work group per matrix, a barrier per column.
+__kernel void larft(__global const char* gb, ulong go, __global const char* taub, ulong tauo, __global char* fb,
+                    ulong fo, long k, long nb) {
+  const long lid = get_local_id(0), lsz = get_local_size(0);
+  for (long b = get_group_id(0); b < nb; b += get_num_groups(0)) {
+    __global const T* g = PTR(const T, gb, go) + b * k * k;
+    __global const T* tau = PTR(const T, taub, tauo) + b * k;
+    __global T* f = PTR(T, fb, fo) + b * k * k;
+    for (long i = 0; i < k; ++i) {
+      const T ti = tau[i];
+      for (long r = lid; r < k; r += lsz) {
+        if (r < i) {
+          T acc = FROM_R(0);
+          for (long j = r; j < i; ++j) acc += MUL(f[r * k + j], g[j * k + i]);
+          f[r * k + i] = -MUL(ti, acc);
+        } else {
+          f[r * k + i] = r == i ? ti : FROM_R(0);
+        }
+      }
+      SYNC;
+    }
+  }
+}
+
 // The round-robin pairing of a Jacobi sweep over N (even) indices: round r's
 // pair i. Every index appears once per round; N - 1 rounds pair all.
 static inline void jacobi_pair(long N, long r, long i, long* p, long* q) {

@@ -398,9 +398,59 @@ Tensor& cholesky_inverse_kernel(Tensor& result, Tensor& infos, bool upper) {
 }
 
 // Householder QR in place of `a` (LAPACK's layout), tau [count, min(m, n)].
+// One block of reflectors applied to x (rows aligned with y's): y ([count,
+// r, jb]) holds them as geqrf stores them (unit diagonal implied, zeros
+// above), tau [count, jb]. H_0 ... H_{jb-1} = I - Y Tf Y^H (larft);
+// forward applies its conjugate transpose (Q^H x), else Q x: three GEMMs.
+void apply_block(const Tensor& y_stored, const Tensor& tau, const Tensor& x, bool forward) {
+  const int64_t jb = y_stored.size(-1);
+  Tensor y = y_stored.clone(at::MemoryFormat::Contiguous);
+  Tensor top = y.narrow(-2, 0, jb);
+  top.copy_(top.tril(-1));
+  top.diagonal(0, -2, -1).fill_(1);
+  const Tensor g = at::bmm(y.mH(), y).contiguous();
+  const Tensor f = at::empty({y.size(0), jb, jb}, y.options());
+  const Tensor t = tau.contiguous();
+  Launch l = linalg_launch(f, "larft");
+  const size_t local = group_size(l, jb);
+  l.input(g).input(t).tensor(f).value(jb).value(y.size(0));
+  run_per_matrix(l, local, y.size(0));
+  const Tensor w = at::bmm(forward ? f.mH() : f, at::bmm(y.mH(), x));
+  const_cast<Tensor&>(x).baddbmm_(y, w, /*beta=*/1, /*alpha=*/-1);
+}
+
+// geqrf of x ([count, m, n] column-major work copy) in LAPACK's blocked
+// order: each 64-column panel by the geqrf kernel, the trailing columns by
+// its block reflector (apply_block).
+void blocked_geqrf(const Tensor& x, const Tensor& tau) {
+  const int64_t m = x.size(-2), n = x.size(-1), k = std::min(m, n);
+  for (int64_t j0 = 0; j0 < k; j0 += kBlock) {
+    const int64_t jb = std::min(kBlock, k - j0);
+    const Tensor panel = x.narrow(-2, j0, m - j0).narrow(-1, j0, jb);
+    const Tensor tb = at::empty({x.size(0), jb}, tau.options());
+    const Matrices p = view_matrices(panel);
+    Launch l = linalg_launch(panel, "geqrf");
+    const size_t local = group_size(l, std::max(p.rows, p.cols));
+    l.tensor(panel).tensor(tb).value(p.rows).value(p.cols).value(p.rs).value(p.cs).value(p.ms).value(p.count);
+    l.local_memory(local * panel.element_size());
+    run_per_matrix(l, local, p.count);
+    tau.narrow(-1, j0, jb).copy_(tb);
+    if (j0 + jb < n) apply_block(panel, tb, x.narrow(-2, j0, m - j0).narrow(-1, j0 + jb, n - j0 - jb), true);
+  }
+}
+
 void geqrf_kernel(const Tensor& input, const Tensor& tau) {
   Matrices a = matrices(input);
   if (a.count == 0 || a.rows == 0 || a.cols == 0) return;
+  if (a.rows >= kBlockedFrom && std::min(a.rows, a.cols) > kBlock) {
+    const int64_t m = a.rows, n = a.cols;
+    Tensor work = column_major_copy(input).reshape({-1, m, n});
+    Tensor t = at::empty({work.size(0), std::min(m, n)}, tau.options());
+    blocked_geqrf(work, t);
+    input.copy_(work.view(input.sizes()));
+    tau.copy_(t.view(tau.sizes()));
+    return;
+  }
   const Tensor t = tau.is_contiguous() ? tau : tau.contiguous();
   Launch l = linalg_launch(a.t, "geqrf");
   const size_t local = group_size(l, std::max(a.rows, a.cols));
@@ -415,6 +465,18 @@ void geqrf_kernel(const Tensor& input, const Tensor& tau) {
 void apply_reflectors(const Matrices& v, const Tensor& tau, const Matrices& x, bool forward) {
   const int64_t k = tau.size(-1);
   if (x.count == 0 || x.rows == 0 || x.cols == 0 || k == 0) return;
+  if (x.rows >= kBlockedFrom && k > kBlock) {  // block reflectors: GEMMs over every compute unit
+    const Tensor vv = at::as_strided(v.t, {v.count, v.rows, k}, {v.ms, v.rs, v.cs});
+    const Tensor xx = at::as_strided(x.t, {x.count, x.rows, x.cols}, {x.ms, x.rs, x.cs});
+    const Tensor tt = tau.reshape({x.count, k});
+    const int64_t nblocks = (k + kBlock - 1) / kBlock;
+    for (int64_t s = 0; s < nblocks; ++s) {
+      const int64_t j0 = (forward ? s : nblocks - 1 - s) * kBlock, jb = std::min(kBlock, k - j0);
+      apply_block(vv.narrow(-2, j0, v.rows - j0).narrow(-1, j0, jb), tt.narrow(-1, j0, jb),
+                  xx.narrow(-2, j0, x.rows - j0), forward);
+    }
+    return;
+  }
   const Tensor t = tau.contiguous();
   Launch l = linalg_launch(x.t, "apply_reflectors");
   const size_t local = group_size(l, x.cols);
@@ -513,6 +575,7 @@ void eigh_kernel(const Tensor& values, const Tensor& vectors, const Tensor& info
   const Tensor tri = upper ? vectors.triu() : vectors.tril();
   // Hermitian (symmetric) from the given triangle, stored column-major as the kernel reads it
   const Tensor a = (tri + (upper ? vectors.triu(1) : vectors.tril(-1)).mH()).resolve_conj().mT().contiguous();
+  if (a.is_complex()) at::imag(a.diagonal(0, -2, -1)).zero_();  // LAPACK takes the diagonal as real
   const Tensor v = identities(vectors);
   const Tensor w = at::empty(values.sizes(), values.options());
   const Tensor rot = at::empty({count, 3 * (n + 1)}, vectors.options());
