@@ -413,3 +413,21 @@ def test_blocked_cholesky_and_lu_of_large_matrices(dtype):
     singular[:, 200] = 0
     got, expected = torch.linalg.lu_factor_ex(singular.to("ocl")), torch.linalg.lu_factor_ex(singular)
     assert got.info.item() == expected.info.item() == 201
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.complex128], ids=str)
+def test_blocked_qr_of_large_matrices(dtype):
+    # from 256 rows geqrf runs in 64-column panels whose block reflectors
+    # (I - Y T Y^H, LAPACK larft) update the rest by GEMMs, and Q / ormqr /
+    # lstsq apply the reflectors by blocks: LAPACK's R and reflectors. (Tall
+    # inputs: for a square complex matrix LAPACK implementations differ in the
+    # last 1x1 reflector, tau 0 or not.)
+    x = rand(300, 270, dtype=dtype, seed=16)
+    run_both(torch.geqrf, x, rtol=1e-9, atol=1e-9)
+    run_both(lambda x: torch.linalg.qr(x), x, rtol=1e-9, atol=1e-9)
+    c = rand(300, 3, dtype=dtype, seed=17)
+    for left, transpose in ((True, True), (True, False), (False, False)):
+        other = c if left else c.mT.contiguous()
+        run_both(lambda x, o: torch.ormqr(*torch.geqrf(x), o, left=left, transpose=transpose), x, other,
+                 rtol=1e-9, atol=1e-9)
+    run_both(lambda x, b: torch.linalg.lstsq(x, b, driver="gels").solution, x, c, rtol=1e-9, atol=1e-9)
