@@ -23,6 +23,7 @@
 
 #include <cmath>
 #include <map>
+#include <vector>
 #include <memory>
 #include <mutex>
 #include <tuple>
@@ -58,22 +59,27 @@ void check_vkfft(VkFFTResult r, const char* call) {
   TORCH_CHECK(r == VKFFT_SUCCESS, "torch_ocl: VkFFT ", call, " failed with VkFFTResult ", static_cast<int>(r));
 }
 
-// The plan of `batch` in-place transforms of length n, made on first use.
-Plan& plan_for(c10::DeviceIndex device, int64_t n, int64_t batch, bool fp64) {
+// The plan of `batch` in-place d-dimensional transforms (d = sizes.size(),
+// 1 to 3) of a contiguous [batch, sizes...] tensor, made on first use.
+// VkFFT's size[0] is the innermost (contiguous) axis.
+Plan& plan_for(c10::DeviceIndex device, at::IntArrayRef sizes, int64_t batch, bool fp64) {
   static std::mutex mutex;
-  static auto* plans = new std::map<std::tuple<int, int64_t, int64_t, bool>, std::unique_ptr<Plan>>();  // leaked
+  using Key = std::tuple<int, std::vector<int64_t>, int64_t, bool>;
+  static auto* plans = new std::map<Key, std::unique_ptr<Plan>>();  // leaked
   std::lock_guard<std::mutex> lock(mutex);
-  auto& slot = (*plans)[{device, n, batch, fp64}];
+  auto& slot = (*plans)[Key{device, sizes.vec(), batch, fp64}];
   if (!slot) {
     const DeviceInfo& info = device_info(device);
     cl_device_id id = info.id;
     cl_context context = info.context;
     cl_platform_id platform = info.platform;
-    uint64_t bytes = static_cast<uint64_t>(n * batch) * (fp64 ? 16 : 8);
+    int64_t elems = batch;
+    for (int64_t n : sizes) elems *= n;
+    uint64_t bytes = static_cast<uint64_t>(elems) * (fp64 ? 16 : 8);
     VkFFTConfiguration config{};
-    config.FFTdim = 1;
-    config.size[0] = static_cast<uint64_t>(n);
-    config.size[1] = config.size[2] = 1;
+    config.FFTdim = sizes.size();
+    for (size_t k = 0; k < 3; ++k)
+      config.size[k] = k < sizes.size() ? static_cast<uint64_t>(sizes[sizes.size() - 1 - k]) : 1;
     config.numberBatches = static_cast<uint64_t>(batch);
     config.doublePrecision = fp64 ? 1 : 0;
     config.platform = &platform;
@@ -88,14 +94,23 @@ Plan& plan_for(c10::DeviceIndex device, int64_t n, int64_t batch, bool fp64) {
   return *slot;
 }
 
-// In place: the 1-D DFT along the last dim of a contiguous complex tensor
-// (forward: exp(-2 pi i jk / n)); unnormalised.
-void dft_last_dim(const Tensor& t, bool forward) {
-  const int64_t n = t.size(-1);
-  if (t.numel() == 0 || n == 1) return;
-  TORCH_INTERNAL_ASSERT(t.is_contiguous() && t.is_complex());
+// In place: the DFT over the last d dims (1 to 3) of a contiguous complex
+// tensor (forward: exp(-2 pi i jk / n) per dim); unnormalised.
+void dft_last_dims(const Tensor& t, int64_t d, bool forward) {
+  if (t.numel() == 0) return;
+  TORCH_INTERNAL_ASSERT(t.is_contiguous() && t.is_complex() && d >= 1 && d <= 3 && t.dim() >= d);
+  // Size-1 dims transform to themselves and, contiguous, take no room: VkFFT
+  // gets the others (it refuses a size-1 axis of a multi-dimensional plan).
+  std::vector<int64_t> sizes;
+  int64_t signal = 1;
+  for (int64_t n : t.sizes().slice(t.dim() - d))
+    if (n != 1) {
+      sizes.push_back(n);
+      signal *= n;
+    }
+  if (signal == 1) return;
   const auto device = t.device().index();
-  Plan& plan = plan_for(device, n, t.numel() / n, t.scalar_type() == at::kComplexDouble);
+  Plan& plan = plan_for(device, sizes, t.numel() / signal, t.scalar_type() == at::kComplexDouble);
   const DeviceBuffer b = resolve_device_ptr(t.mutable_data_ptr());
   cl_mem buffer = b.buffer;
   cl_command_queue queue = stream_queue(current_stream(device));
@@ -108,15 +123,20 @@ void dft_last_dim(const Tensor& t, bool forward) {
 }
 
 // `x` (complex) transformed along each of `dims`: a new contiguous tensor in
-// x's dim order (x itself for no dims).
+// x's dim order (x itself for no dims). Up to three dims are moved last
+// together and done by one multi-dimensional VkFFT plan (one copy in, one
+// pass); more are done three at a time.
 Tensor dft(const Tensor& x, at::IntArrayRef dims, bool forward) {
   Tensor y = x;
-  for (size_t i = 0; i < dims.size(); ++i) {
-    const Tensor moved = y.movedim(dims[i], -1);
+  for (size_t i = 0; i < dims.size(); i += 3) {
+    const at::IntArrayRef group = dims.slice(i, std::min<size_t>(3, dims.size() - i));
+    std::vector<int64_t> last(group.size());
+    for (size_t k = 0; k < group.size(); ++k) last[k] = y.dim() - static_cast<int64_t>(group.size() - k);
+    const Tensor moved = y.movedim(group, last);
     // The first pass copies (never transform the input); later ones own y.
-    Tensor last = i == 0 ? moved.clone(at::MemoryFormat::Contiguous) : moved.contiguous();
-    dft_last_dim(last, forward);
-    y = last.movedim(-1, dims[i]);
+    Tensor work = i == 0 ? moved.clone(at::MemoryFormat::Contiguous) : moved.contiguous();
+    dft_last_dims(work, static_cast<int64_t>(group.size()), forward);
+    y = work.movedim(last, group);
   }
   return y;
 }

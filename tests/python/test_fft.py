@@ -116,3 +116,18 @@ def test_results_are_new_tensors():
     before = c.clone()
     torch.fft.fftn(c, dim=()).mul_(0)  # no dims: a copy, never the input
     torch.testing.assert_close(c, before)
+
+
+def test_multi_dim_plans():
+    dtype = torch.complex64  # VkFFT's plans are dtype-generic; every plan is a cold compile on PoCL
+    # up to three transformed dims are moved last together and done by one
+    # multi-dimensional VkFFT plan (size-1 dims dropped: VkFFT refuses them);
+    # more dims, three at a time; any dim order
+    for shape, dims in (((4, 6, 10), (1, 2)), ((3, 5, 7, 9), (0, 2, 3)), ((2, 17, 8, 3), (3, 1)),
+                        ((2, 3, 4, 5, 6), (0, 1, 2, 3, 4)), ((6, 97), (1, 0)), ((5, 1, 4), (1, 2)),
+                        ((2, 1, 1), (0, 1, 2))):
+        x = data(shape, dtype)
+        run_both(lambda x: torch.fft.fftn(x, dim=dims), x, **TOL[dtype])
+        run_both(lambda x: torch.fft.ifftn(x, dim=dims, norm="ortho"), x, **TOL[dtype])
+        real = data(shape, torch.float32, seed=1)
+        run_both(lambda r: torch.fft.rfftn(r, dim=dims), real, **TOL[dtype])
