@@ -576,3 +576,19 @@ def test_float32_division_and_sqrt_are_correctly_rounded(strict):
     exact_sqrt = a.abs().double().sqrt().float()
     assert torch.equal((a.to("ocl") / b.to("ocl")).cpu(), exact_div)
     assert torch.equal(a.abs().to("ocl").sqrt().cpu(), exact_sqrt)
+
+
+def test_half_computation_rounds_before_a_wider_out(strict):
+    # the computation's dtype is the inputs' (float16 / bfloat16); an out= of a
+    # wider dtype receives that dtype's rounded result, as on the CPU
+    # (PyTorch's test_type_promotion test_computation_ignores_out)
+    t = torch.tensor(33000, dtype=torch.float16)
+    for dt in (torch.float16, torch.bfloat16):
+        x = (torch.randn(500, generator=torch.Generator().manual_seed(0)) * 3).to(dt)
+        for f in (lambda a, b, out: torch.add(a, b, out=out), lambda a, b, out: torch.mul(a, b, out=out),
+                  lambda a, b, out: torch.div(a, b, out=out), lambda a, b, out: torch.exp(a, out=out)):
+            for wide in (torch.float32, torch.float64):
+                expected = f(x, x.flip(0), torch.empty(0, dtype=wide))
+                got = f(x.to("ocl"), x.flip(0).to("ocl"), torch.empty(0, dtype=wide, device="ocl"))
+                assert torch.equal(got.cpu(), expected), (dt, wide)
+    assert torch.add(t.to("ocl"), t.to("ocl"), out=torch.empty(0, dtype=torch.float64, device="ocl")).item() == float("inf")
