@@ -13,6 +13,20 @@ static inline float pw_round_half(float v) {
 #define PW_NAN ((T)NAN)
 #define PW_INF ((T)INFINITY)
 #define PW_PI ((T)3.14159265358979323846)
+// pow with a scalar exponent as ATen's pow_tensor_scalar_optimized_kernel:
+// the exponents 2, 3, -2 as products, 0.5 / -0.5 / -1 as sqrt / rsqrt /
+// reciprocal (OpenCL's pow may be ulps off an exact square: sqrt(b * b - k^2)
+// went NaN at k = b); with a tensor exponent, 2 as the product too.
+static inline T pw_pow_scalar(T a, T e) {
+  if (e == (T)2) return a * a;
+  if (e == (T)3) return a * a * a;
+  if (e == (T)0.5) return sqrt(a);
+  if (e == (T)-0.5) return rsqrt(a);
+  if (e == (T)-1) return (T)1 / a;
+  if (e == (T)-2) return (T)1 / (a * a);
+  return pow(a, e);
+}
+static inline T pw_pow(T a, T e) { return e == (T)2 ? a * a : pow(a, e); }
 static inline T pw_maximum(T a, T b) { return (isnan(a) || isnan(b)) ? PW_NAN : fmax(a, b); }
 static inline T pw_minimum(T a, T b) { return (isnan(a) || isnan(b)) ? PW_NAN : fmin(a, b); }
 static inline T pw_sign(T a) { return (T)((a > (T)0) - (a < (T)0)); }  // NaN -> 0, as the CPU

@@ -365,10 +365,10 @@ OCL_POINTWISE_STUB(gcd, gcd_stub, .expr = "pw_gcd(a, b)", .ninputs = 2, .dtypes 
 OCL_NATIVE_OP(structured_gcd_out, "gcd", "gcd_", "gcd.out")
 OCL_POINTWISE_STUB(lcm, lcm_stub, .expr = "pw_lcm(a, b)", .ninputs = 2, .dtypes = kIntegral)
 OCL_NATIVE_OP(structured_lcm_out, "lcm", "lcm_", "lcm.out")
-OCL_POINTWISE_STUB(pow_tensor_tensor, pow_tensor_tensor_stub, .expr = "pow(a, b)", .ninputs = 2,
+OCL_POINTWISE_STUB(pow_tensor_tensor, pow_tensor_tensor_stub, .expr = "pw_pow(a, b)", .ninputs = 2,
                    .dtypes = kNumbers, .int_expr = "pw_powi(a, b)", .complex_expr = "c_pow(a, b)")
 OCL_NATIVE_OP_C(structured_pow_Tensor_Tensor_out, "pow.Tensor_Tensor", "pow_.Tensor", "pow.Tensor_Tensor_out")
-OCL_POINTWISE_STUB(pow_tensor_scalar, pow_tensor_scalar_stub, .expr = "pow(a, p0)", .dtypes = kNumbers,
+OCL_POINTWISE_STUB(pow_tensor_scalar, pow_tensor_scalar_stub, .expr = "pw_pow_scalar(a, p0)", .dtypes = kNumbers,
                    .int_expr = "pw_powi(a, p0)", .params = "T", .complex_expr = "c_pow_scalar(a, p0)")
 OCL_NATIVE_OP_C(structured_pow_Tensor_Scalar_out, "pow.Tensor_Scalar", "pow_.Scalar", "pow.Tensor_Scalar_out")
 // pow.Scalar: the base as a 0-dim tensor on the device (ATen's impl wraps it on the CPU).

@@ -192,7 +192,7 @@ static inline void uniforms8(const Philox8* r, FT8* u) {
 NORMAL_KERNEL(rng_normal, z)
 NORMAL_KERNEL(rng_log_normal, exp(z))
 
-// random_: (bits % range) + base, from 32 random bits when range < 2^32
+// random_: (bits % range) + base, from 32 random bits when range < 2^28
 // (4 values per block) else from 64 (2 per block); range 0 = all 64 bits.
 __kernel void rng_random(Indexer ix, long n, __global char* ob, ulong oo, ulong seed,
                          ulong offset, ulong range, long base, int wide) {

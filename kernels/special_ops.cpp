@@ -45,6 +45,11 @@ using namespace torch_ocl;
 // ---- unary ----
 OCL_SPECIAL(i0, i0_stub, kFloating, .expr = "sp_i0(a)")
 OCL_NATIVE_OP(structured_i0_out, "i0", "i0_", "i0.out")
+// kaiser_window (torch.kaiser_window, torch.signal.windows.kaiser) over ATen's
+// arange: p0 = window_length, p1 = beta; |.| under the root as the CPU's kernel.
+OCL_POINTWISE_STUB(kaiser_window, kaiser_window_stub,
+                   .expr = "sp_i0(p1 * sqrt(fabs(1 - pown((a - (T)(p0 - 1) / 2) / ((T)(p0 - 1) / 2), 2)))) / sp_i0(p1)",
+                   .dtypes = kFloating, .params = "LF", .lib = "special_lib")
 OCL_SPECIAL(special_i0e, special_i0e_stub, kFloating, .expr = "sp_i0e(a)")
 OCL_NATIVE_OP(structured_special_i0e_out, "special_i0e", nullptr, "special_i0e.out")
 OCL_SPECIAL(special_i1, special_i1_stub, kFloating, .expr = "sp_i1(a)")

@@ -592,3 +592,13 @@ def test_half_computation_rounds_before_a_wider_out(strict):
                 got = f(x.to("ocl"), x.flip(0).to("ocl"), torch.empty(0, dtype=wide, device="ocl"))
                 assert torch.equal(got.cpu(), expected), (dt, wide)
     assert torch.add(t.to("ocl"), t.to("ocl"), out=torch.empty(0, dtype=torch.float64, device="ocl")).item() == float("inf")
+
+
+def test_pow_small_integer_exponents_are_products(strict):
+    # as ATen's pow_tensor_scalar kernel: x^2, x^3, x^-2 as products, 0.5 / -0.5 /
+    # -1 as sqrt / rsqrt / reciprocal (OpenCL's pow is ulps off a square)
+    x = torch.randn(4096, generator=torch.Generator().manual_seed(0)) * 30
+    xo = x.to("ocl")
+    for e in (2, 3, -2, -1):
+        assert torch.equal(torch.pow(xo, e).cpu(), torch.pow(x, e)), e
+    assert torch.equal(torch.pow(xo, torch.full_like(xo, 2.0)).cpu(), x * x)

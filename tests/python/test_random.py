@@ -645,3 +645,15 @@ def test_poisson_shapes_and_reproducible(strict):
 
 def test_poisson_errors(strict):
     _same_error_args(torch.poisson, torch.tensor([1, 2]))
+
+
+def test_randint_large_range_is_uniform():
+    # from a range of 2^28 the draw takes 64 random bits, as CUDA and the CPU
+    # do: 32 bits modulo 0.75 * 2^32 made the first third of the values twice
+    # as likely (PyTorch's test_randint_distribution)
+    torch.ocl.manual_seed(0)
+    n_max, size = int(0.75 * 2**32), 1_000_000
+    res = torch.randint(n_max, (size,), device="ocl")
+    hist = (res // (n_max // 8)).float().cpu().histc(8, 0, 8)
+    expected = size / 8
+    assert ((hist - expected).abs().max() / expected).item() < 3 * expected ** -0.5

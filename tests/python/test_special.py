@@ -247,3 +247,18 @@ def test_float_erf_erfc_within_a_few_ulp_of_float64(fn):
     torch.testing.assert_close(got[special], ref[special].float(), rtol=0, atol=1e-44, equal_nan=True)  # denormals: a few steps
     for dtype in (torch.float16, torch.bfloat16):  # computed in float, rounded once
         torch.testing.assert_close(fn(x.to(dtype).to("ocl")).cpu(), fn(x.to(dtype)), equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16], ids=str)
+def test_kaiser_window(strict, dtype):
+    # ATen's kaiser_window over the device's kaiser_window_stub (was a missing
+    # DispatchStub kernel: an internal assert), and torch.signal.windows.kaiser,
+    # whose sqrt(beta^2 - k^2) needs pow(k, 2) == k * k at k = beta
+    tol = dict(rtol=1e-5, atol=1e-5) if dtype != torch.bfloat16 else dict(rtol=2e-2, atol=2e-2)
+    for length, beta, periodic in ((10, 12.0, True), (7, 3.0, False), (1, 5.0, True), (2, 8.3, False), (0, 1.0, True)):
+        got = torch.kaiser_window(length, periodic, beta, dtype=dtype, device="ocl")
+        torch.testing.assert_close(got.cpu(), torch.kaiser_window(length, periodic, beta, dtype=dtype), **tol)
+    if dtype != torch.bfloat16:
+        for m, beta in ((8, 27.5211054385244), (5, 0.5), (13, 12.25), (1, 3.0)):
+            got = torch.signal.windows.kaiser(m, beta=beta, dtype=dtype, device="ocl")
+            torch.testing.assert_close(got.cpu(), torch.signal.windows.kaiser(m, beta=beta, dtype=dtype), **tol)
