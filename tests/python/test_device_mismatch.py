@@ -210,6 +210,17 @@ def test_foreach_scalar_tensor_checks_as_cuda():
             torch.testing.assert_close(got, ref(t, scale))
     # another dtype takes CUDA's per-tensor route, which accepts a CPU scalar as any op does
     torch.testing.assert_close(torch._foreach_mul(tensors, torch.tensor(3))[0], tensors[0] * 3)
+    # mul and div take a CPU scalar on the fused route too (optimizers with a CPU tensor lr:
+    # _foreach_mul_(params, 1 - lr * weight_decay))
+    cpu_scale = torch.tensor(4.0)
+    for fn, ref in ((torch._foreach_mul, torch.mul), (torch._foreach_div, torch.div)):
+        for got, t in zip(fn(tensors, cpu_scale), tensors):
+            torch.testing.assert_close(got, ref(t, cpu_scale))
+    for cls in (torch.optim.NAdam, torch.optim.RAdam):
+        w = torch.nn.Parameter(o(10, 5))
+        opt = cls([w], lr=torch.tensor(1e-3), weight_decay=0.1, decoupled_weight_decay=True, foreach=True)
+        w.pow(2).sum().backward()
+        opt.step()
 
 
 def test_addr_out_checks_devices_and_casts_as_cuda():
