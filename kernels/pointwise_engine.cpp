@@ -201,12 +201,16 @@ std::string generate(const PointwiseOp& op, c10::ScalarType compute, c10::ArrayR
     for (int k = 0; k < noutputs; ++k) {
       const std::string id = std::to_string(k);
       std::string value = std::string("(") + (k == 0 ? expr : op.expr2) + ")";
-      // A half-type computation stored into a wider float output (add(half, half,
-      // out=float64)) is rounded to the computation's type first, as the CPU's
-      // scalar_t result is: 33000 + 33000 in float16 is inf.
-      if (!complex && c10::isFloatingType(operands[k].dtype) && operands[k].dtype != compute &&
-          (compute == c10::kHalf || compute == c10::kBFloat16))
-        value = compute == c10::kHalf ? "pw_round_half" + value : "bf16_to_float(float_to_bf16" + value + ")";
+      // A result stored into an output of another dtype is first the
+      // computation's dtype's value, as the CPU's scalar_t result is: float16
+      // rounds (33000 + 33000 is inf), narrow integers wrap (uint8 5 - 8 is
+      // 253, not -3 or 2045), even into a float64 out=.
+      if (!complex && operands[k].dtype != compute && operands[k].dtype != c10::kBool) {
+        if (compute == c10::kHalf) value = "pw_round_half" + value;
+        else if (compute == c10::kBFloat16) value = "bf16_to_float(float_to_bf16" + value + ")";
+        else if (c10::isIntegralType(compute, /*includeBool=*/false) && c10::elementSize(compute) < 8)
+          value = "((T)" + value + ")";
+      }
       if ((!complex || op.truth_value) && is_complex_kernel_dtype(operands[k].dtype)) {  // a real result into a complex output: imaginary part 0
         const ClType& ot = engine_type(operands[k].dtype);
         value = std::string("((") + ot.compute + ")((" + ot.acc + ")" + value + ", (" + ot.acc + ")0))";

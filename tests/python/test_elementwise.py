@@ -592,6 +592,15 @@ def test_half_computation_rounds_before_a_wider_out(strict):
                 got = f(x.to("ocl"), x.flip(0).to("ocl"), torch.empty(0, dtype=wide, device="ocl"))
                 assert torch.equal(got.cpu(), expected), (dt, wide)
     assert torch.add(t.to("ocl"), t.to("ocl"), out=torch.empty(0, dtype=torch.float64, device="ocl")).item() == float("inf")
+    # narrow integers wrap in their own dtype before the store (uint8 5 - 8 is 253)
+    for dt, vals in ((torch.uint8, [5, 200, 8]), (torch.int8, [100, -100, 7]), (torch.int16, [30000, -30000, 2])):
+        a = torch.tensor(vals, dtype=dt)
+        for f in (lambda x, y, out: torch.sub(x, y, out=out), lambda x, y, out: torch.add(x, y, out=out),
+                  lambda x, y, out: torch.mul(x, y, out=out)):
+            for wide in (torch.int64, torch.float64):
+                expected = f(a, a.flip(0), torch.empty(0, dtype=wide))
+                got = f(a.to("ocl"), a.flip(0).to("ocl"), torch.empty(0, dtype=wide, device="ocl"))
+                assert torch.equal(got.cpu(), expected), (dt, wide)
 
 
 def test_pow_small_integer_exponents_are_products(strict):
