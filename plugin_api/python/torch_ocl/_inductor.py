@@ -682,15 +682,50 @@ class OclKernel(SIMDKernel):
         code.writeline(f"__kernel void KERNEL_NAME({', '.join(params)}) {{")
         with code.indent():
             xtree = [t for t in self.active_range_trees() if not t.is_reduction]
-            if xtree:
+            block = self.elements_per_item()
+            if xtree and block > 1:
+                # a block of elements per work item, as the eager engine on CPU
+                # devices: whole blocks loop a constant count (PoCL unrolls and
+                # vectorises it: an inlined polynomial such as erf's runs in
+                # SIMD lanes), the last block's tail does not
                 x = xtree[0]
-                code.writeline(f"const long {x.name} = get_global_id(0);")
-                code.writeline(f"if ({x.name} >= {self.sexpr(self.rename_indexing(x.numel))}) return;")
-            code.splice(self.reduction_prologue)
-            code.splice(self.indexing_code)
-            code.splice(self.body)
+                numel = self.sexpr(self.rename_indexing(x.numel))
+                code.writeline(f"const long xbase_ = get_global_id(0) * {block};")
+                code.writeline(f"if (xbase_ + {block} <= {numel}) {{")
+                with code.indent():
+                    code.writeline(f"for (int xj_ = 0; xj_ < {block}; ++xj_) {{")
+                    with code.indent():
+                        code.writeline(f"const long {x.name} = xbase_ + xj_;")
+                        self._splice_body(code)
+                    code.writeline("}")
+                code.writeline("} else {")
+                with code.indent():
+                    code.writeline(f"for (long {x.name} = xbase_; {x.name} < {numel}; ++{x.name}) {{")
+                    with code.indent():
+                        self._splice_body(code)
+                    code.writeline("}")
+                code.writeline("}")
+            else:
+                if xtree:
+                    x = xtree[0]
+                    code.writeline(f"const long {x.name} = get_global_id(0);")
+                    code.writeline(f"if ({x.name} >= {self.sexpr(self.rename_indexing(x.numel))}) return;")
+                self._splice_body(code)
         code.writeline("}")
         return code.getvalue()
+
+    def _splice_body(self, code):
+        code.splice(self.reduction_prologue)
+        code.splice(self.indexing_code)
+        code.splice(self.body)
+
+    def elements_per_item(self) -> int:
+        # Pointwise kernels on CPU-class devices (the device profile's
+        # pointwise block, 16 in the eager engine) take a block of elements
+        # per work item; reductions and GPUs one.
+        if any(t.is_reduction for t in self.active_range_trees()):
+            return 1
+        return 16 if torch.ocl.get_device_properties(torch.ocl.current_device()).profile == "cpu" else 1
 
     def call_kernel(self, name: str, node: Any = None, deallocate_ws: bool = True) -> None:
         wrapper = V.graph.wrapper_code
@@ -706,6 +741,9 @@ class OclKernel(SIMDKernel):
         size = self.pexpr(xtree[0].numel) if xtree else "1"
         outputs = len([a for a in self.args.output_buffers.keys() if a not in self.removed_buffers])
         checked = ", checked=True" if self.checked else ""
+        block = self.elements_per_item()
+        if block > 1:
+            size = f"-(-({size}) // {block})"  # work items: ceil(size / block)
         wrapper.writeline(f"{name}.run({size}, [{', '.join(args)}]{checked}, outputs={outputs})")
 
 
