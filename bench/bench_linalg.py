@@ -1,8 +1,9 @@
 """Dense linear algebra on ocl (kernels/linalg.cl: one work group per
 matrix) beside PyTorch CPU (LAPACK) on the same inputs, in one run: a batch
 of small matrices (the models' case: many work groups, every compute unit
-busy) and one large matrix (one work group: a single compute unit, no
-blocked algorithm yet), float32, forward only.
+busy) and one large matrix (Cholesky, LU and QR blocked from order 256:
+trailing updates as GEMMs; eigh and SVD on one work group), float32,
+forward only.
 
   PYTHONPATH=plugin_api/python python bench/bench_linalg.py [--quick]
 """
