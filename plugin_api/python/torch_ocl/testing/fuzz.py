@@ -336,9 +336,12 @@ def run_case(op, case_seed, notes=None, show=False):
             raise
         except Exception as e:  # noqa: BLE001
             raise Skip("CPU raises: %s" % str(e).split("\n")[0][:80])
-    if variant == "functional" and op.name in CUDA_OUTPUT_FORMS:  # ocl gives CUDA's form of these outputs
+    if variant in ("functional", "out") and op.name in CUDA_OUTPUT_FORMS:  # ocl gives CUDA's form of these outputs
         c_inp, c_args, _ = build("cpu")
-        expected = CUDA_OUTPUT_FORMS[op.name](SimpleNamespace(input=c_inp, args=c_args), expected)
+        cuda_form = CUDA_OUTPUT_FORMS[op.name](SimpleNamespace(input=c_inp, args=c_args), expected)
+        # out=: CUDA's shapes and values, in the dtypes of the given out tensors
+        expected = cuda_form if variant == "functional" else tuple(
+            c.to(e.dtype) for c, e in zip(cuda_form, expected))
     with torch.ocl.fallback_mode("error"):
         try:
             actual = call("ocl", ref)
@@ -365,7 +368,8 @@ def run_case(op, case_seed, notes=None, show=False):
     try:
         _compare(actual, expected, values_only)
     except AssertionError:
-        if variant != "functional" or not any(t.is_floating_point() for t in _flat_tensors(expected)):
+        # (out=: the same references, computed functionally, in the out tensors' dtypes)
+        if variant == "inplace" or not any(t.is_floating_point() for t in _flat_tensors(expected)):
             raise
         # The CPU rounds intermediates to half precision where our kernels
         # compute in float, and its vectorised and scalar paths differ at
@@ -397,6 +401,8 @@ def run_case(op, case_seed, notes=None, show=False):
             if op.name in CUDA_OUTPUT_FORMS:
                 contiguous_ref = _flat_tensors(CUDA_OUTPUT_FORMS[op.name](SimpleNamespace(input=c_inp, args=c_args),
                                                                           tuple(contiguous_ref)))
+            if variant == "out":  # (the CPU's batch norm out= reads strided weights wrongly; its functional does not)
+                contiguous_ref = [r.to(e.dtype) for r, e in zip(contiguous_ref, flat_expected)]
             _compare(_flat_tensors(actual), contiguous_ref, values_only)
             notes.append("(matches the CPU on contiguous copies; its strided path differs)")
     return " ".join(notes)
