@@ -88,6 +88,12 @@ void finish(const Matrices& m, const Tensor& x) {
 // A column-major copy of `x` the kernels may overwrite (never `x` itself,
 // which .contiguous() would return when it already is).
 Tensor column_major_copy(const Tensor& x) { return x.mT().clone(at::MemoryFormat::Contiguous).mT(); }
+// t (a batch of matrices) set to identities, in place (complex too).
+const Tensor& set_identity(const Tensor& t) {
+  t.zero_();
+  t.diagonal(0, -2, -1).fill_(1);
+  return t;
+}
 // A read-only input with its lazy conjugate / negative bits applied (the
 // kernels read memory).
 Tensor resolved(const Tensor& x) { return x.resolve_conj().resolve_neg(); }
@@ -389,8 +395,7 @@ Tensor& cholesky_inverse_kernel(Tensor& result, Tensor& infos, bool upper) {
   const Tensor factor = result.clone();
   const Matrices f = matrices(factor);
   zero_diagonal_infos(factor, infos);
-  result.zero_();
-  result.diagonal(0, -2, -1).fill_(1);
+  set_identity(result);
   Matrices x = matrices(result);
   solve_with_cholesky_factor(f, x, upper);
   finish(x, result);
@@ -489,8 +494,7 @@ void apply_reflectors(const Matrices& v, const Tensor& tau, const Matrices& x, b
 Tensor& orgqr_kernel(Tensor& result, const Tensor& tau) {
   if (result.numel() == 0) return result;
   const Tensor reflectors = result.clone();
-  result.zero_();
-  result.diagonal(0, -2, -1).fill_(1);  // the identity (complex too)
+  set_identity(result);
   Matrices q = matrices(result);
   apply_reflectors(matrices(reflectors), tau, q, /*forward=*/false);
   finish(q, result);
@@ -554,13 +558,6 @@ void lstsq_kernel(const Tensor& a, Tensor& b, Tensor& rank, Tensor& singular_val
 // Symmetric eigenproblem: `vectors` holds A (its `upper` or lower triangle
 // is read); Jacobi rotations on a symmetric work copy, then eigenvalues
 // ascending, their vectors in the same order.
-// A batch of identity matrices of `like`'s shape and dtype, contiguous (no
-// complex eye kernel: zeros and a filled diagonal).
-Tensor identities(const Tensor& like) {
-  Tensor v = at::zeros(like.sizes(), like.options());
-  v.diagonal(0, -2, -1).fill_(1);
-  return v;
-}
 // The Jacobi kernels' convergence threshold: the real type's epsilon.
 void push_eps(Launch& l, const Tensor& like) {
   if (c10::toRealValueType(like.scalar_type()) == at::kDouble) l.value<cl_double>(std::numeric_limits<double>::epsilon());
@@ -576,7 +573,7 @@ void eigh_kernel(const Tensor& values, const Tensor& vectors, const Tensor& info
   // Hermitian (symmetric) from the given triangle, stored column-major as the kernel reads it
   const Tensor a = (tri + (upper ? vectors.triu(1) : vectors.tril(-1)).mH()).resolve_conj().mT().contiguous();
   if (a.is_complex()) at::imag(a.diagonal(0, -2, -1)).zero_();  // LAPACK takes the diagonal as real
-  const Tensor v = identities(vectors);
+  const Tensor v = set_identity(at::empty_like(vectors, at::MemoryFormat::Contiguous));
   const Tensor w = at::empty(values.sizes(), values.options());
   const Tensor rot = at::empty({count, 3 * (n + 1)}, vectors.options());
   Launch l = linalg_launch(a, "syevj");
@@ -601,7 +598,7 @@ void svd_kernel(const Tensor& A, bool full_matrices, bool compute_uv, const std:
   const Tensor X = resolved(wide ? A.mH() : A);
   const int64_t m = X.size(-2), n = X.size(-1), count = X.numel() / (m * n);
   const Tensor w = column_major_copy(X).mT();  // X column-major, as a row-major [n, m]
-  const Tensor v = identities(at::empty({count, n, n}, A.options()));  // V column-major
+  const Tensor v = set_identity(at::empty({count, n, n}, A.options()));  // V column-major
   const Tensor s = at::empty(S.sizes(), S.options());
   const Tensor rot = at::empty({count, 3 * (n + 1)}, A.options());
   Launch l = linalg_launch(w, "gesvj");
