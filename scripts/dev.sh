@@ -22,7 +22,10 @@ deps() {
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
   fi
-  if ! $PY -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$TORCH_VERSION')" 2>/dev/null; then
+  # TORCH_DEVICE_BACKEND_AUTOLOAD=0 wherever torch is imported before the
+  # package is (re)registered: a stale torch.backends entry point (an editable
+  # install of another checkout) would make `import torch` itself fail.
+  if ! TORCH_DEVICE_BACKEND_AUTOLOAD=0 $PY -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$TORCH_VERSION')" 2>/dev/null; then
     step "installing torch==$TORCH_VERSION (CPU build)"
     $PY -m pip install -q "torch==$TORCH_VERSION"
   fi
@@ -37,7 +40,7 @@ build() {
   step "building (build/, incremental)"
   local t0=$SECONDS
   if [ ! -f build/CMakeCache.txt ]; then
-    cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$(command -v $PY)" >/dev/null
+    TORCH_DEVICE_BACKEND_AUTOLOAD=0 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$(command -v $PY)" >/dev/null
   fi
   cmake --build build -j "$(nproc)"
   # An editable install registers the package and its torch.backends entry
