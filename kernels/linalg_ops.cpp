@@ -722,7 +722,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_op<&ormqr, takes_linalg_complex>(m, "ormqr");
   register_op<&ormqr_out, takes_linalg_complex>(m, "ormqr.out");
   register_op<&linalg_lstsq_out, takes_linalg_complex>(m, "linalg_lstsq.out");
-  register_op<&torch_ocl::matrix_exp, takes_linalg>(m, "linalg_matrix_exp");
+  register_op<&torch_ocl::matrix_exp, takes_linalg_complex>(m, "linalg_matrix_exp");
   register_op<&linalg_solve_triangular, takes_linalg_complex>(m, "linalg_solve_triangular");
   register_op<&linalg_solve_triangular_out, takes_linalg_complex>(m, "linalg_solve_triangular.out");
   register_op<&cholesky, takes_linalg_complex>(m, "cholesky");

@@ -262,6 +262,18 @@ def test_matrix_exp(scale):
     run_both(torch.linalg.matrix_exp, torch.tensor([[1.0, float("inf")], [0.0, 1.0]]))
 
 
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=str)
+def test_complex_matrix_exp(dtype):
+    # The same scaling and squaring on complex matrices (complex GEMMs and solve); the
+    # backward (ATen's matrix_exp of a 2n x 2n block matrix) too.
+    a = rand(3, 4, 4, dtype=dtype) * torch.tensor([0.1, 1.0, 4.0]).view(3, 1, 1)
+    tol = dict(rtol=1e-5, atol=1e-4) if dtype == torch.complex64 else {}
+    run_both(torch.linalg.matrix_exp, a, **tol)
+    if dtype == torch.complex128:
+        x = a[:2, :3, :3].clone().to("ocl").requires_grad_()
+        torch.autograd.gradcheck(torch.linalg.matrix_exp, (x,))
+
+
 # ---- complex matrices (the LU / Cholesky / triangular family) -------------------------------------
 
 

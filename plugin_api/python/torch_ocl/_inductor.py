@@ -775,6 +775,16 @@ class OclScheduling(SIMDScheduling):
         pass
 
 
+_launches = 0
+
+
+def generated_launches() -> int:
+    """How many generated kernels this process has launched (the compile
+    sweep tells a compiled graph that generated code from one that only
+    called extern kernels)."""
+    return _launches
+
+
 class GeneratedKernel:
     """A compiled Inductor kernel: run(global size, [tensors and ints])."""
 
@@ -783,6 +793,8 @@ class GeneratedKernel:
         self._kernel = _C.UserKernel(source, name)
 
     def run(self, size, args, checked=False, outputs=0):
+        global _launches
+        _launches += 1
         converted = []
         for i, a in enumerate(args):
             if not isinstance(a, torch.Tensor):
