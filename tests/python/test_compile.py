@@ -185,3 +185,18 @@ def test_random_ops_are_generated():
         opt.step()
         losses.append(loss.item())
     assert losses[-1] < 0.5 * losses[0]
+
+
+def test_rng_state_calls_in_compiled_code_run_eagerly():
+    # freeze_rng_state (OpInfo's wrapper_set_seed) reads and restores torch.ocl's RNG state
+    # inside no_dispatch(); Dynamo must not trace torch.ocl (as it does not trace torch.cuda),
+    # or the resumed frame fakeifies the state tensor there and raises.
+    from torch.testing._internal.common_utils import freeze_rng_state
+
+    def f(x):
+        with freeze_rng_state():
+            torch.manual_seed(42)
+            return x * 2
+
+    x = torch.randn(5, device="ocl")
+    torch.testing.assert_close(torch.compile(f)(x).cpu(), x.cpu() * 2)

@@ -6,13 +6,20 @@ torch._inductor's codegen registry is first imported (a post-import hook),
 so `import torch_ocl` does not pay for importing inductor; the code
 generator itself is imported on first use (importing it while the registry
 module initialises would be circular).
+
+A second post-import hook tells Dynamo not to trace the device module
+(torch.ocl: generators, RNG state, device selection), as it does not trace
+torch.cuda: a compiled function calling torch.ocl.set_rng_state (OpInfo's
+wrapper_set_seed, freeze_rng_state) runs it eagerly behind a graph break
+instead of resuming inside no_dispatch() with fake tensors.
 """
 
 import importlib.abc
 import importlib.util
 import sys
 
-_TARGET = "torch._inductor.codegen.common"
+_CODEGEN_REGISTRY = "torch._inductor.codegen.common"
+_TRACE_RULES = "torch._dynamo.trace_rules"
 
 
 def _real(name):
@@ -77,9 +84,21 @@ def _register(module):
         register_interface_for_device("ocl", OclInterface)
 
 
+def _skip_device_module(module):
+    module.add("torch_ocl.device")
+
+
+_ON_IMPORT = {_CODEGEN_REGISTRY: _register, _TRACE_RULES: _skip_device_module}
+
+
 class _Hook(importlib.abc.MetaPathFinder):
+    """Runs _ON_IMPORT[name](module) right after `name` is first imported."""
+
+    def __init__(self):
+        self.pending = {n: f for n, f in _ON_IMPORT.items() if n not in sys.modules}
+
     def find_spec(self, name, path, target=None):
-        if name != _TARGET:
+        if name not in self.pending:
             return None
         sys.meta_path.remove(self)
         try:
@@ -93,8 +112,8 @@ class _Hook(importlib.abc.MetaPathFinder):
 
         def exec_and_register(module):
             exec_module(module)
-            _register(module)
-            if self in sys.meta_path:
+            self.pending.pop(name)(module)
+            if not self.pending and self in sys.meta_path:
                 sys.meta_path.remove(self)
 
         loader.exec_module = exec_and_register
@@ -102,7 +121,9 @@ class _Hook(importlib.abc.MetaPathFinder):
 
 
 def install():
-    if _TARGET in sys.modules:
-        _register(sys.modules[_TARGET])
-    else:
-        sys.meta_path.insert(0, _Hook())
+    for name, on_import in _ON_IMPORT.items():
+        if name in sys.modules:
+            on_import(sys.modules[name])
+    hook = _Hook()
+    if hook.pending:
+        sys.meta_path.insert(0, hook)

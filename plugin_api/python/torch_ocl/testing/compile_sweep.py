@@ -13,7 +13,9 @@ anything was compiled at all is recorded per op:
                  (matrix products, convolutions, ops Inductor does not lower)
 - ``eager``      Dynamo compiled no graph (a graph break around the op)
 
-The statuses are the eager sweep's (native, fallback, wrong, error, crash).
+The statuses are the eager sweep's (native, fallback, wrong, error, crash);
+random ops are compared by statistics there (Inductor draws its own stream,
+as on CUDA), uninitialised outputs by metadata.
 Run it isolated with ``python -m torch_ocl.testing.compile_sweep``
 (``--ops a,b``, ``--max-samples N``, ``--out FILE.jsonl``); CI runs a bounded
 selection (tests/python/test_compile_opinfo.py).
@@ -31,28 +33,6 @@ import torch
 from torch.utils._pytree import tree_leaves
 
 from torch_ocl.testing import opinfo_sweep as sweep
-
-# Ops whose compiled form is not comparable with an eager CPU run, each with why.
-NOT_COMPARABLE = {
-    # Inductor draws its own random stream (as on CUDA): compared statistically
-    # by the eager sweep only when the CPU repeats itself for a fixed seed.
-    "bernoulli": "random", "normal": "random", "normal.number_mean": "random",
-    "nn.functional.dropout": "random", "nn.functional.alpha_dropout": "random",
-    "nn.functional.feature_alpha_dropout.with_train": "random",
-    "nn.functional.feature_alpha_dropout.without_train": "random",
-    "nn.functional.dropout2d": "random", "nn.functional.dropout3d": "random",
-    "multinomial": "random", "randint_like": "random", "rand_like": "random",
-    "randn_like": "random", "uniform": "random", "cauchy": "random",
-    "exponential": "random", "geometric": "random", "log_normal": "random",
-    "randint": "random", "randn": "random", "rand": "random",
-    "nn.functional.rrelu": "random", "nn.functional.fractional_max_pool2d": "random",
-    "nn.functional.fractional_max_pool3d": "random",
-    # Return uninitialised memory (compared by metadata in the eager sweep).
-    "empty": "uninitialised", "empty_like": "uninitialised", "new_empty": "uninitialised",
-    "new_empty_strided": "uninitialised", "empty_strided": "uninitialised",
-    "empty_permuted": "uninitialised",
-}
-
 
 class CompiledOp:
     """An OpInfo whose call compiles on ocl inputs (eager on CPU inputs: the
@@ -90,9 +70,6 @@ def check_compiled(op, dtype=torch.float32, max_samples: int | None = 2) -> dict
     generated kernels launched, forward and backward)."""
     from torch_ocl import _inductor
 
-    if op.full_name in NOT_COMPARABLE:
-        return {"op": op.full_name, "dtype": sweep.dtype_name(dtype), "status": "skipped",
-                "detail": NOT_COMPARABLE[op.full_name], "compiled": ""}
     compiled = CompiledOp(op)
     launches = _inductor.generated_launches()
     result = sweep.check_op(compiled, dtype, max_samples=max_samples).to_json()
