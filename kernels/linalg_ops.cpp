@@ -35,6 +35,7 @@
 #include <limits>
 
 #include "backend/kernel_launch.h"
+#include "kernels/linalg_launch.h"
 #include "kernels/register_op.h"
 #include "kernels/structured.h"
 
@@ -100,22 +101,7 @@ Tensor resolved(const Tensor& x) { return x.resolve_conj().resolve_neg(); }
 // `x` (int32 pivots / infos) as a contiguous tensor the kernel may write.
 Tensor contiguous_ints(const Tensor& x) { return x.is_contiguous() ? x : x.contiguous(); }
 
-Launch linalg_launch(const Tensor& like, const char* kernel) {
-  const auto device = like.device().index();
-  const c10::ScalarType dtype = like.scalar_type();
-  if (!c10::isComplexType(dtype)) {
-    check_dtype_supported(dtype, device);
-    return Launch(device, dtype_kernel(device, "linalg", kernel, dtype));
-  }
-  // complex64 / complex128: T = float2 / double2 over complex_lib.cl's arithmetic.
-  const c10::ScalarType real = c10::toRealValueType(dtype);
-  check_dtype_supported(real, device);
-  return Launch(device, source_kernel(device, "linalg", kernel, kernel_variant({static_cast<int>(dtype)}), [&] {
-    const std::string r = real == at::kDouble ? "double" : "float";
-    return dtype_preamble(real) + "#define LA_COMPLEX 1\n#define T " + r + "2\n#define R " + r + "\n" +
-           kernel_source("complex_lib");
-  }));
-}
+Launch linalg_launch(const Tensor& like, const char* kernel) { return linalg_source_launch(like, "linalg", kernel); }
 // One work group per matrix: the group size grows with the matrix, up to 256.
 size_t group_size(const Launch& l, int64_t n) {
   size_t cap = 16;

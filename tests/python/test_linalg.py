@@ -443,3 +443,88 @@ def test_blocked_qr_of_large_matrices(dtype):
         run_both(lambda x, o: torch.ormqr(*torch.geqrf(x), o, left=left, transpose=transpose), x, other,
                  rtol=1e-9, atol=1e-9)
     run_both(lambda x, b: torch.linalg.lstsq(x, b, driver="gels").solution, x, c, rtol=1e-9, atol=1e-9)
+
+
+# ---- the general eigenproblem (kernels/eig.cl: LAPACK's geev) --------------------------------------
+
+
+def eig_matches_lapack(actual, expected, tol):
+    """Eigenvalues as the CPU's, in the CPU's order; each eigenvector the CPU's up to a
+    unit factor (LAPACK fixes only its norm and that its largest component is real: a
+    sign, or for components of equal modulus a phase, is open)."""
+    (l, v), (le, ve) = actual, expected
+    torch.testing.assert_close(l.cpu(), le, **tol)
+    v = v.cpu()
+    dot = (ve.conj() * v).sum(-2, keepdim=True)
+    phase = torch.where(dot.abs() > 0, dot.conj() / dot.abs(), torch.ones_like(dot))
+    torch.testing.assert_close(v * phase, ve, **tol)
+
+
+EIG_MATRICES = {
+    "random": lambda dt: rand(4, 6, 6, dtype=dt),
+    "single": lambda dt: rand(9, 9, dtype=dt, seed=3),
+    "1x1": lambda dt: rand(2, 1, 1, dtype=dt),
+    # gebal's permutations isolate every eigenvalue (the CPU's order: 6, 3, 1)
+    "lower": lambda dt: torch.tensor([[1.0, 0, 0], [2, 3, 0], [4, 5, 6]]).to(dt),
+    "upper": lambda dt: torch.triu(rand(5, 5, dtype=dt)),
+    "permuted triangular": lambda dt: torch.triu(rand(6, 6, dtype=dt))[[3, 0, 5, 1, 4, 2]][:, [3, 0, 5, 1, 4, 2]],
+    "rotation": lambda dt: torch.tensor([[0.0, 1], [-1, 0]]).to(dt),  # a complex pair of a real matrix
+    "zeros": lambda dt: torch.zeros(3, 3, dtype=dt),
+    # geev's scaling of a matrix out of [smlnum, bignum]; balancing of badly scaled columns
+    "tiny": lambda dt: rand(5, 5, dtype=dt) * (1e-160 if dt in (torch.float64, torch.complex128) else 1e-20),
+    "badly scaled": lambda dt: rand(6, 6, dtype=dt) * torch.logspace(-3, 3, 6).to(dt),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.complex64, torch.complex128], ids=str)
+@pytest.mark.parametrize("kind", list(EIG_MATRICES))
+def test_eig_as_lapack(kind, dtype):
+    a = EIG_MATRICES[kind](dtype)
+    single = dtype in (torch.float32, torch.complex64)
+    scale = a.abs().max().item() or 1.0
+    tol = dict(rtol=1e-4, atol=1e-4 * scale) if single else dict(rtol=1e-10, atol=1e-10 * scale)
+    vec_tol = dict(rtol=1e-3, atol=1e-3) if single else dict(rtol=1e-8, atol=1e-8)
+    l, v = torch.linalg.eig(a.to("ocl"))
+    le, ve = torch.linalg.eig(a)
+    torch.testing.assert_close(l.cpu(), le, **tol)
+    eig_matches_lapack((l, v), (le, ve), vec_tol)
+    # A V = V diag(L), and eigvals alone gives the same values
+    ac = a.to(l.dtype)
+    torch.testing.assert_close(ac @ v.cpu(), v.cpu() * l.cpu().unsqueeze(-2), **tol)
+    torch.testing.assert_close(torch.linalg.eigvals(a.to("ocl")).cpu(), le, **tol)
+
+
+def test_eig_out_views_and_errors():
+    a = rand(3, 5, 5, dtype=torch.float64)
+    expected = torch.linalg.eig(a)
+    # out= (resized), a transposed / conjugated input
+    l, v = torch.empty(0, dtype=torch.complex128, device="ocl"), torch.empty(0, dtype=torch.complex128, device="ocl")
+    torch.linalg.eig(a.to("ocl"), out=(l, v))
+    eig_matches_lapack((l, v), expected, dict(rtol=1e-10, atol=1e-10))
+    out = torch.empty(0, dtype=torch.complex128, device="ocl")
+    torch.linalg.eigvals(a.to("ocl"), out=out)
+    torch.testing.assert_close(out.cpu(), expected[0])
+    at = a.mT.contiguous().mT
+    eig_matches_lapack(torch.linalg.eig(at.to("ocl")), torch.linalg.eig(at), dict(rtol=1e-10, atol=1e-10))
+    c = rand(4, 4, dtype=torch.complex64)
+    eig_matches_lapack(torch.linalg.eig(c.conj().to("ocl")), torch.linalg.eig(c.conj()), dict(rtol=1e-4, atol=1e-4))
+    # empty batches and matrices
+    run_both(torch.linalg.eig, torch.zeros(2, 0, 0))
+    run_both(torch.linalg.eigvals, torch.zeros(0, 3, 3))
+    # PyTorch's errors: not square, integer input, non-finite input, a real out= dtype
+    run_both(torch.linalg.eig, rand(3, 4), same_message=True)
+    run_both(torch.linalg.eig, torch.ones(2, 2, dtype=torch.int64), same_message=True)
+    run_both(torch.linalg.eig, torch.tensor([[float("nan"), 1.0], [2.0, 3.0]]), same_message=True)
+    run_both(lambda a: torch.linalg.eig(a.to(torch.complex64)), torch.tensor([[float("inf"), 1.0], [2.0, 3.0]]),
+             same_message=True)
+    run_both(lambda a: torch.linalg.eig(a, out=(torch.empty(2, device=a.device), torch.empty(2, 2, device=a.device))),
+             torch.eye(2), same_message=True)
+
+
+def test_eig_backward():
+    # ATen's linalg_eig_backward over the device's eigenvectors: gauge-invariant losses
+    a = rand(2, 4, 4, dtype=torch.float64).to("ocl").requires_grad_()
+    torch.autograd.gradcheck(lambda a: torch.linalg.eigvals(a), (a,))
+    torch.autograd.gradcheck(lambda a: torch.linalg.eig(a)[1].abs(), (a,))
+    c = rand(3, 3, dtype=torch.complex128).to("ocl").requires_grad_()
+    torch.autograd.gradcheck(lambda c: torch.linalg.eig(c)[0], (c,))

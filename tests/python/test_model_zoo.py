@@ -23,6 +23,7 @@ raises the CPU's error type (device-side checks at the next sync).
 import copy
 import functools
 import math
+import os
 
 import pytest
 import torch
@@ -147,6 +148,31 @@ def test_zoo_optimizer_built_before_move(name):
     assert all(p.device.type == "ocl" for p in held)
     bad = loss_mismatches(losses, *cpu_losses(name))
     assert not bad, f"{name} (optimizer built before the move) losses differ from the CPU's:\n" + "\n".join(bad)
+
+
+# torch.compile(model) with the default backend (Inductor's OpenCL code generator): the
+# compiled model trains like the CPU, forward and backward, with the fallback forbidden,
+# and generated kernels ran. CI compiles three architectures; TORCH_OCL_ZOO_COMPILE=all
+# compiles every one.
+COMPILED = list(ZOO) if os.environ.get("TORCH_OCL_ZOO_COMPILE") == "all" else ["bert", "gpt2", "llama"]
+
+
+@pytest.mark.parametrize("name", COMPILED)
+def test_zoo_compiled_trains_like_cpu(name):
+    from torch_ocl import _inductor
+
+    l32, l64 = cpu_losses(name)
+    spec = ZOO[name]
+    torch._dynamo.reset()
+    model = copy.deepcopy(spec.build()).to("ocl")
+    opt = make_optimizer(model)
+    batch = to_device(spec.batch(), "ocl")
+    launches = _inductor.generated_launches()
+    with torch.ocl.fallback_mode("error"):
+        losses = torch.stack(_losses(torch.compile(model), batch, opt)).cpu().tolist()
+    assert _inductor.generated_launches() > launches, f"{name}: no generated kernel ran"
+    bad = loss_mismatches(losses, l32, l64)
+    assert not bad, f"{name} compiled: per-step losses differ from the CPU's:\n" + "\n".join(bad)
 
 
 def _generate(model, prompt):
