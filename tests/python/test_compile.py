@@ -200,3 +200,17 @@ def test_rng_state_calls_in_compiled_code_run_eagerly():
 
     x = torch.randn(5, device="ocl")
     torch.testing.assert_close(torch.compile(f)(x).cpu(), x.cpu() * 2)
+
+
+def test_reduction_of_a_constant_runs_over_the_whole_range():
+    # A reduction whose value reads no element (the sum of ones, the zero gradient of a
+    # rounding division) must still loop over the reduced range: it once summed one
+    # element (int64: [1, 0, 0, ...] instead of 300) or did not build (float).
+    x = torch.randn(7, 300, device="ocl")
+    for fn in (lambda x: torch.ones_like(x).sum(1), lambda x: torch.ones_like(x, dtype=torch.int64).sum(1),
+               lambda x: torch.full_like(x, 3).amax(1) + torch.ones_like(x).cumsum(1)[:, -1]):
+        torch.testing.assert_close(torch.compile(fn)(x).cpu(), fn(x.cpu()))
+    a = torch.randn(5, device="ocl", requires_grad=True)
+    b = torch.randn((), device="ocl", requires_grad=True)
+    torch.compile(lambda a, b: torch.div(a, b, rounding_mode="trunc"))(a, b).sum().backward()
+    assert torch.equal(b.grad.cpu(), torch.tensor(0.0)) and torch.equal(a.grad.cpu(), torch.zeros(5))

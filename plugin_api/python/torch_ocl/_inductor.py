@@ -483,17 +483,17 @@ class OclKernel(SIMDKernel):
     def codegen_iteration_ranges_entry(self, entry: IterationRangesEntry) -> None:
         index_str = self.sexpr(self.rename_indexing(entry.expr))
         if entry.is_reduction:
-            self._open_reduction_loop(entry)
+            self._open_reduction_loop(entry.root)
             self.body.writeline(f"long {entry.name} = {index_str.replace(entry.root.name, entry.root.name + '_i')};")
         else:
             self.indexing_code.writeline(f"long {entry.name} = {index_str};")
 
-    def _open_reduction_loop(self, entry):
+    def _open_reduction_loop(self, tree):
         if self.reduction_loop_open:
             return
         self.reduction_loop_open = True
-        numel = self.sexpr(self.rename_indexing(entry.root.numel))
-        root = entry.root.name
+        numel = self.sexpr(self.rename_indexing(tree.numel))
+        root = tree.name
         self.body.writeline(f"for (long {root}_i = 0; {root}_i < {numel}; ++{root}_i) {{")
         self.body.do_indent()
 
@@ -579,6 +579,10 @@ class OclKernel(SIMDKernel):
         key = (src_dtype, reduction_type, value)
         if key in self.cse.reduction_cache:
             return self.cse.reduction_cache[key]
+        # The loop opens with the first reduction-index expression; a reduction of a
+        # value that reads none (a constant: the sum of ones, the zero gradient of
+        # a rounding) must still run once per reduced element.
+        self._open_reduction_loop(next(t for t in self.range_trees if t.is_reduction))
         result = self._reduction(dtype, src_dtype, reduction_type, value)
         self.cse.reduction_cache[key] = result
         return result
