@@ -17,15 +17,20 @@
 #include <ATen/native/SpectralOpsUtils.h>
 #include <ATen/ops/cat.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/empty_strided.h>
+#include <ATen/ops/mul.h>
 #include <ATen/ops/view_as_real.h>
 #include <ATen/native/Resize.h>
 #include <torch/library.h>
 
+#include <algorithm>
+#include <clocale>
 #include <cmath>
 #include <map>
 #include <vector>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <tuple>
 
 #include "backend/device_ptr.h"
@@ -53,6 +58,22 @@ struct Plan {
   VkFFTApplication app{};
   std::mutex mutex;  // VkFFTAppend sets the plan's kernel arguments
   ~Plan() { deleteVkFFT(&app); }
+};
+
+// VkFFT's code generator sets the process locale to "C" and "restores" it
+// from the pointer setlocale(LC_ALL, NULL) returned, which the next
+// setlocale call overwrites: the locale stayed "C", so Python's default text
+// encoding turned ASCII for the rest of the process (torch.compile then failed
+// to read Inductor's UTF-8 templates). The plan is made inside this guard.
+struct LocaleGuard {
+  std::string saved;
+  LocaleGuard() {
+    const char* current = std::setlocale(LC_ALL, nullptr);
+    saved = current ? current : "";
+  }
+  ~LocaleGuard() {
+    if (!saved.empty()) std::setlocale(LC_ALL, saved.c_str());
+  }
 };
 
 void check_vkfft(VkFFTResult r, const char* call) {
@@ -88,7 +109,12 @@ Plan& plan_for(c10::DeviceIndex device, at::IntArrayRef sizes, int64_t batch, bo
     config.bufferSize = &bytes;
     config.specifyOffsetsAtLaunch = 1;  // the tensor's offset in its allocator segment, per launch
     auto plan = std::make_unique<Plan>();
-    check_vkfft(initializeVkFFT(&plan->app, config), "initializeVkFFT");
+    VkFFTResult status;
+    {
+      LocaleGuard locale;
+      status = initializeVkFFT(&plan->app, config);
+    }
+    check_vkfft(status, "initializeVkFFT");
     slot = std::move(plan);
   }
   return *slot;
@@ -159,12 +185,58 @@ Tensor result_of(const Tensor& y, double scale) {
   return scale == 1.0 ? r : r.mul_(scale);
 }
 
+// The strides of an FFT's output as ATen's meta functions give them (the
+// CPU's MKL layout, which fake tensors under torch.compile expect: see
+// _exec_fft / _sort_dims in torch/_meta_registrations.py): the transformed
+// dims `dims`, in that order, innermost and contiguous; the batch dims outside
+// them, ordered by the input's strides, largest first.
+std::vector<int64_t> fft_output_strides(at::IntArrayRef in_strides, at::IntArrayRef out_sizes,
+                                        const std::vector<int64_t>& dims) {
+  const int64_t ndim = static_cast<int64_t>(out_sizes.size());
+  std::vector<bool> transformed(ndim, false);
+  for (int64_t d : dims) transformed[d] = true;
+  std::vector<int64_t> batch;
+  for (int64_t d = 0; d < ndim; ++d)
+    if (!transformed[d]) batch.push_back(d);
+  std::stable_sort(batch.begin(), batch.end(), [&](int64_t a, int64_t b) { return in_strides[a] > in_strides[b]; });
+  std::vector<int64_t> strides(ndim);
+  int64_t signal = 1;
+  for (auto k = dims.rbegin(); k != dims.rend(); ++k) {
+    strides[*k] = signal;
+    signal *= std::max<int64_t>(out_sizes[*k], 1);
+  }
+  int64_t batch_numel = 1;
+  for (auto k = batch.rbegin(); k != batch.rend(); ++k) {
+    strides[*k] = batch_numel * signal;
+    batch_numel *= out_sizes[*k];
+  }
+  return strides;
+}
+
+// `dims` sorted by the input's strides, largest first (stable), all but the
+// last one when keep_last (_sort_dims).
+std::vector<int64_t> sorted_by_stride(at::IntArrayRef strides, at::IntArrayRef dims, bool keep_last) {
+  std::vector<int64_t> sorted(dims.begin(), dims.end());
+  const auto end = sorted.end() - (keep_last ? 1 : 0);
+  std::stable_sort(sorted.begin(), end, [&](int64_t a, int64_t b) { return strides[a] > strides[b]; });
+  return sorted;
+}
+
+// The result, scaled, in the layout `strides` (a copy unless y has it).
+Tensor in_layout(const Tensor& y, double scale, const std::vector<int64_t>& strides) {
+  if (y.strides() == at::IntArrayRef(strides)) return result_of(y, scale);
+  Tensor out = at::empty_strided(y.sizes(), strides, y.options());
+  if (scale == 1.0) return out.copy_(y);
+  return at::mul_out(out, y, c10::scalar_to_tensor(scale));
+}
+
 Tensor fft_c2c(const Tensor& self, at::IntArrayRef dim, int64_t normalization, bool forward) {
   TORCH_CHECK(self.is_complex(), "_fft_c2c expects a complex input tensor, but got ", self.scalar_type());
   if (half_fft(self)) return fft_c2c(self.to(widened(self)), dim, normalization, forward).to(at::kComplexHalf);
   c10::DeviceGuard guard(self.device());
   if (dim.empty()) return self.clone();
-  return result_of(dft(self, dim, forward), norm_scale(normalization, self.sizes(), dim));
+  const auto strides = fft_output_strides(self.strides(), self.sizes(), sorted_by_stride(self.strides(), dim, false));
+  return in_layout(dft(self, dim, forward), norm_scale(normalization, self.sizes(), dim), strides);
 }
 
 Tensor fft_r2c(const Tensor& self, at::IntArrayRef dim, int64_t normalization, bool onesided) {
@@ -176,7 +248,8 @@ Tensor fft_r2c(const Tensor& self, at::IntArrayRef dim, int64_t normalization, b
   Tensor y = dft(self.to(c10::toComplexType(self.scalar_type())), dim.slice(dim.size() - 1), true);
   if (onesided) y = y.narrow(last, 0, self.size(last) / 2 + 1);
   y = dft(y, dim.slice(0, dim.size() - 1), true);
-  return result_of(y, norm_scale(normalization, self.sizes(), dim));
+  const auto strides = fft_output_strides(self.strides(), y.sizes(), sorted_by_stride(self.strides(), dim, true));
+  return in_layout(y, norm_scale(normalization, self.sizes(), dim), strides);
 }
 
 Tensor fft_c2r(const Tensor& self, at::IntArrayRef dim, int64_t normalization, int64_t last_dim_size) {
@@ -190,10 +263,15 @@ Tensor fft_c2r(const Tensor& self, at::IntArrayRef dim, int64_t normalization, i
   const Tensor front = x.narrow(last, 0, std::min<int64_t>(half, x.size(last)));
   const Tensor mirror = x.narrow(last, 1, n - half).flip(last).conj();
   Tensor full = at::cat({front, mirror}, last);
-  Tensor y = at::view_as_real(dft(full, {last}, false)).select(-1, 0).contiguous();
+  Tensor y = at::view_as_real(dft(full, {last}, false)).select(-1, 0);
   std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().end());
   sizes[last] = n;
-  return result_of(y, norm_scale(normalization, sizes, dim));
+  // ATen's layout: the c2c stage's output (dims but the last), then the last dim
+  const std::vector<int64_t> c2c_dims(dim.begin(), dim.end() - 1);
+  const auto stage = c2c_dims.empty() ? std::vector<int64_t>(self.strides().begin(), self.strides().end())
+                                      : fft_output_strides(self.strides(), self.sizes(),
+                                                           sorted_by_stride(self.strides(), c2c_dims, false));
+  return in_layout(y, norm_scale(normalization, sizes, dim), fft_output_strides(stage, sizes, {last}));
 }
 
 // The out= variants: the result written into `out` (resized by ATen's rules).

@@ -131,3 +131,32 @@ def test_multi_dim_plans():
         run_both(lambda x: torch.fft.ifftn(x, dim=dims, norm="ortho"), x, **TOL[dtype])
         real = data(shape, torch.float32, seed=1)
         run_both(lambda r: torch.fft.rfftn(r, dim=dims), real, **TOL[dtype])
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_output_strides_are_atens(case):
+    # The primitives return ATen's layout (the meta functions' / the CPU's: transformed dims
+    # innermost, batch dims by the input's strides): torch.compile's fake tensors expect it
+    # and Inductor asserts it on every extern FFT (it once raised for rfft / irfft / hfft).
+    fn, x = [
+        (lambda x: torch.fft.rfft(x, dim=1), torch.randn(5, 7, 10)),
+        (lambda x: torch.fft.rfft2(x), torch.randn(3, 6, 4).transpose(1, 2)),
+        (lambda x: torch.fft.fftn(x, dim=(0, 2)), torch.randn(5, 3, 6, dtype=torch.complex64)),
+        (lambda x: torch.fft.irfftn(x, dim=(0, 2)), torch.randn(5, 3, 6, dtype=torch.complex64).transpose(0, 1)),
+        (lambda x: torch.fft.ihfft2(x), torch.randn(5, 3, 6)),
+        (lambda x: torch.fft.hfft(x), torch.randn(5, 7, dtype=torch.complex64).t()),
+    ][case]
+    expected, actual = fn(x), fn(x.to("ocl"))
+    assert actual.stride() == expected.stride()
+    torch.testing.assert_close(actual.cpu(), expected, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(torch.compile(fn)(x.to("ocl")).cpu(), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_plan_creation_keeps_the_process_locale():
+    # VkFFT switches the locale to "C" while it generates a plan and restored a clobbered
+    # pointer: the process stayed in "C" and Python's default encoding became ASCII.
+    import locale
+
+    before = locale.setlocale(locale.LC_ALL), locale.getpreferredencoding(False)
+    torch.fft.fft(torch.randn(3, 37, device="ocl"))  # a size no other test plans
+    assert (locale.setlocale(locale.LC_ALL), locale.getpreferredencoding(False)) == before
