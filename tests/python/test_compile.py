@@ -4,6 +4,7 @@ results, forward and backward, with every op native (strict mode)."""
 
 import pytest
 import torch
+import torch_ocl
 import torch.nn.functional as F
 from torch._inductor.utils import run_and_get_code
 
@@ -214,3 +215,23 @@ def test_reduction_of_a_constant_runs_over_the_whole_range():
     b = torch.randn((), device="ocl", requires_grad=True)
     torch.compile(lambda a, b: torch.div(a, b, rounding_mode="trunc"))(a, b).sum().backward()
     assert torch.equal(b.grad.cpu(), torch.tensor(0.0)) and torch.equal(a.grad.cpu(), torch.zeros(5))
+
+
+def test_special_functions_run_eagerly_inside_compiled_graphs():
+    # The generator writes no OpenCL for Inductor's ops.digamma / i0 / erfinv / Bessel
+    # functions ...: on ocl they become extern calls of the eager ocl kernels (one warning
+    # per op), forward and backward, instead of raising NotImplementedError at compile time.
+    x = (torch.rand(6, 5) + 0.5).requires_grad_()
+    fn = lambda x: (torch.special.digamma(x) * torch.special.i0(x) + torch.erfinv(x / 4)
+                    + torch.special.bessel_j0(x) + torch.lgamma(x)).sum()  # noqa: E731
+    expected = fn(x)
+    expected.backward()
+    xo = x.detach().to("ocl").requires_grad_()
+    torch_ocl._compile.EAGER_WARNED.clear()
+    # (a graph from Inductor's cache is not lowered again: no warning then)
+    with torch._inductor.config.patch(fx_graph_cache=False), \
+            pytest.warns(UserWarning, match="runs as its eager ocl kernel"):
+        actual = torch.compile(fn)(xo)
+    actual.backward()
+    torch.testing.assert_close(actual.detach().cpu(), expected.detach(), rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(xo.grad.cpu(), x.grad, rtol=1e-4, atol=1e-5)

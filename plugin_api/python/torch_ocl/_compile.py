@@ -11,7 +11,9 @@ A second post-import hook tells Dynamo not to trace the device module
 (torch.ocl: generators, RNG state, device selection), as it does not trace
 torch.cuda: a compiled function calling torch.ocl.set_rng_state (OpInfo's
 wrapper_set_seed, freeze_rng_state) runs it eagerly behind a graph break
-instead of resuming inside no_dispatch() with fake tensors.
+instead of resuming inside no_dispatch() with fake tensors. A third one
+makes the special functions the generator does not write (digamma, i0,
+erfinv, the Bessel functions, ...) eager ocl calls inside compiled graphs.
 """
 
 import importlib.abc
@@ -20,6 +22,7 @@ import sys
 
 _CODEGEN_REGISTRY = "torch._inductor.codegen.common"
 _TRACE_RULES = "torch._dynamo.trace_rules"
+_LOWERING = "torch._inductor.lowering"
 
 
 def _real(name):
@@ -88,7 +91,64 @@ def _skip_device_module(module):
     module.add("torch_ocl.device")
 
 
-_ON_IMPORT = {_CODEGEN_REGISTRY: _register, _TRACE_RULES: _skip_device_module}
+EAGER_WARNED: set = set()  # the ops _eager_special_functions_on_ocl warned about (once per process)
+
+
+def _eager_special_functions_on_ocl(lowering):
+    """Inductor lowers the special functions (digamma, polygamma, i0, erfinv,
+    igamma, frexp, the Bessel and orthogonal-polynomial families, ...) to
+    ops.<name> that the OpenCL generator does not write. On ocl tensors their
+    lowering becomes a fallback kernel: the eager ocl op, called from the
+    compiled graph (as Inductor's Triton backend does for the ones it lacks);
+    on other devices Inductor's own lowering stays."""
+    import warnings
+
+    import torch
+    from torch._inductor.codegen.common import OpOverrides, pointwise_overrides_data
+    from torch.utils._pytree import tree_leaves
+
+    from ._inductor import OclOverrides
+
+    aten_names = {name: data.name for name, data in pointwise_overrides_data.items()}
+    aten_names.update(erfinv="erfinv", frexp="frexp")
+    written = set(vars(OclOverrides)) | set(vars(OpOverrides))
+
+    def on_ocl(args, kwargs):
+        for a in tree_leaves((args, kwargs)):
+            get_device = getattr(a, "get_device", None)
+            device = get_device() if callable(get_device) else None
+            if isinstance(device, torch.device) and device.type == "ocl":
+                return True
+        return False
+
+    for ops_name, aten_name in aten_names.items():
+        if ops_name in written:
+            continue
+        for namespace in (torch.ops.aten, torch.ops.prims):
+            packet = getattr(namespace, aten_name, None)
+            if packet is None:
+                continue
+            for overload in packet.overloads():
+                op = getattr(packet, overload)
+                inductors = lowering.lowerings.get(op)
+                if inductors is None:
+                    continue
+                eager = lowering.fallback_handler(op, add_to_fallback_set=False)
+
+                def lower(*args, _op=op, _inductors=inductors, _eager=eager, **kwargs):
+                    if not on_ocl(args, kwargs):
+                        return _inductors(*args, **kwargs)
+                    if _op not in EAGER_WARNED:
+                        EAGER_WARNED.add(_op)
+                        warnings.warn(f"torch.compile on ocl: {_op} runs as its eager ocl kernel inside the "
+                                      "compiled graph (the OpenCL code generator has no fused form of it)")
+                    return _eager(*args, **kwargs)
+
+                lowering.lowerings[op] = lower
+
+
+_ON_IMPORT = {_CODEGEN_REGISTRY: _register, _TRACE_RULES: _skip_device_module,
+              _LOWERING: _eager_special_functions_on_ocl}
 
 
 class _Hook(importlib.abc.MetaPathFinder):
