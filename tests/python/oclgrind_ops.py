@@ -104,6 +104,9 @@ CASES = {
     "ldl": lambda: check(lambda a, b: (torch.linalg.ldl_factor(a + a.mT).LD,
                                        torch.linalg.ldl_solve(*torch.linalg.ldl_factor(a + a.mT), b)),
                          r(2, 6, 6), r(2, 6, 2), backward=False),
+    "eig": lambda: (check(lambda a: (torch.linalg.eigvals(a), torch.linalg.eig(a)[1].abs()), r(2, 5, 5), backward=False),
+                    check(lambda a: (torch.linalg.eigvals(a), torch.linalg.eig(a)[1].abs()),
+                          torch.randn(4, 4, dtype=torch.complex64), backward=False)),
     "cdist_pdist": lambda: check(lambda a, b: (torch.cdist(a, b, p=1.5), torch.pdist(a)), r(5, 3), r(4, 3)),
     # sort / select / scans
     "sort_topk": lambda: check(lambda a: (torch.sort(a, 1)[0], torch.topk(a, 3).values), r(4, 37)),
