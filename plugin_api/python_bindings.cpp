@@ -202,6 +202,30 @@ PYBIND11_MODULE(_C, m) {
         for (const auto& a : args) converted.push_back(kernel_arg(a));
         py::gil_scoped_release release;
         k.launch_buffer_offsets(global, converted, checked);
+      })
+      // An Inductor-generated kernel's launch (torch_ocl._inductor.GeneratedKernel.run):
+      // Python ints are int64 sizes; a CPU tensor among the inputs (a 0-dim scalar such as
+      // an optimizer's step count) is copied in; the first `outputs` tensors are written.
+      .def("launch_generated", [](const UserKernelHandle& k, size_t size, const py::list& args, bool checked,
+                                  size_t outputs) {
+        std::vector<UserKernelArg> converted;
+        converted.reserve(args.size());
+        for (size_t i = 0; i < args.size(); ++i) {
+          const py::handle a = args[i];
+          if (!THPVariable_Check(a.ptr())) {
+            converted.emplace_back(a.cast<int64_t>());
+            continue;
+          }
+          const at::Tensor& t = THPVariable_Unpack(a.ptr());
+          if (t.device().is_cpu()) {
+            TORCH_CHECK(i >= outputs, k.name(), ": output ", i, " is a CPU tensor; an ocl kernel cannot write it");
+            converted.emplace_back(t.to(c10::Device(c10::DeviceType::PrivateUse1, current_device_index()), true));
+          } else {
+            converted.emplace_back(t);
+          }
+        }
+        py::gil_scoped_release release;
+        k.launch_buffer_offsets({size}, converted, checked);
       });
   // program cache
   m.def("blas_tuning_file_name", &blas_tuning_file_name);

@@ -797,20 +797,10 @@ class GeneratedKernel:
         self._kernel = _C.UserKernel(source, name)
 
     def run(self, size, args, checked=False, outputs=0):
+        # Ints are int64 sizes, a CPU input tensor is copied in (C++: one call per launch)
         global _launches
         _launches += 1
-        converted = []
-        for i, a in enumerate(args):
-            if not isinstance(a, torch.Tensor):
-                a = ("i64", int(a))
-            elif a.device.type == "cpu":
-                if i < outputs:
-                    raise RuntimeError(f"{self.name}: output {i} is a CPU tensor; an ocl kernel cannot write it")
-                # a CPU input (a 0-dim CPU scalar, as the optimizers' step
-                # counts): copied in, as any host tensor an ocl kernel reads
-                a = a.to(torch.device("ocl", torch.ocl.current_device()), non_blocking=True)
-            converted.append(a)
-        self._kernel.launch_buffer_offsets([int(size)], converted, checked)
+        self._kernel.launch_generated(int(size), args, checked, outputs)
 
 
 class OclWrapperCodegen(PythonWrapperCodegen):
