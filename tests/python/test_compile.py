@@ -235,3 +235,20 @@ def test_special_functions_run_eagerly_inside_compiled_graphs():
     actual.backward()
     torch.testing.assert_close(actual.detach().cpu(), expected.detach(), rtol=1e-5, atol=1e-5)
     torch.testing.assert_close(xo.grad.cpu(), x.grad, rtol=1e-4, atol=1e-5)
+
+
+def test_generated_kernel_launch_arguments():
+    # One C++ call per launch: ints are int64 sizes, a CPU input scalar is copied in, a CPU
+    # output is refused with the kernel's name.
+    from torch_ocl import _inductor
+
+    src = _inductor._prelude(False, False) + (
+        "__kernel void scale_k(__global char* o, ulong oo, __global char* a, ulong ao, __global char* s, ulong so,"
+        " long n) { const long i = get_global_id(0); if (i < n) PTR(float, o, oo)[i] ="
+        " PTR(float, a, ao)[i] * PTR(float, s, so)[0]; }")
+    k = _inductor.GeneratedKernel("scale_k", src)
+    a, out = torch.arange(5.0, device="ocl"), torch.empty(5, device="ocl")
+    k.run(5, [out, a, torch.tensor(3.0), 5], outputs=1)
+    assert out.cpu().tolist() == [0.0, 3.0, 6.0, 9.0, 12.0]
+    with pytest.raises(RuntimeError, match="scale_k: output 0 is a CPU tensor"):
+        k.run(5, [torch.empty(5), a, torch.tensor(3.0), 5], outputs=1)
