@@ -252,3 +252,13 @@ def test_generated_kernel_launch_arguments():
     assert out.cpu().tolist() == [0.0, 3.0, 6.0, 9.0, 12.0]
     with pytest.raises(RuntimeError, match="scale_k: output 0 is a CPU tensor"):
         k.run(5, [torch.empty(5), a, torch.tensor(3.0), 5], outputs=1)
+
+
+def test_fma_is_generated():
+    # prims.fma (decompositions of addcmul / lerp in optimizer and model code) is written as
+    # OpenCL's fma, not sent to the eager fallback of the special functions.
+    x, y, z = (torch.randn(100, device="ocl") for _ in range(3))
+    fn = lambda x, y, z: torch.ops.prims.fma(x, y, z) + torch.lerp(x, y, 0.3)  # noqa: E731
+    code = run_and_get_code(torch.compile(fn), x, y, z)[1][0]
+    assert "fma(" in code
+    torch.testing.assert_close(torch.compile(fn)(x, y, z).cpu(), x.cpu() * y.cpu() + z.cpu() + torch.lerp(x.cpu(), y.cpu(), 0.3))

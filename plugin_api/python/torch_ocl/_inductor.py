@@ -409,6 +409,8 @@ class OclOverrides(OpOverrides):
     ceil = _unary("ceil")
     trunc = _unary("trunc")
     round = _unary("rint")
+    fma = staticmethod(lambda a, b, c: f"fma({a}, {b}, {c})")  # prims.fma (addcmul / lerp decompositions)
+    mul_rn = _infix("*")  # round-to-nearest product: OpenCL's * already is
     libdevice_exp = exp
     libdevice_sqrt = sqrt
     libdevice_abs = _unary("fabs")
