@@ -2,8 +2,8 @@
 matrix) beside PyTorch CPU (LAPACK) on the same inputs, in one run: a batch
 of small matrices (the models' case: many work groups, every compute unit
 busy) and one large matrix (Cholesky, LU and QR blocked from order 256:
-trailing updates as GEMMs; eigh and SVD on one work group), float32,
-forward only.
+trailing updates as GEMMs; eigh and SVD on one work group; eig as LAPACK's
+geev on one work item per matrix), float32, forward only.
 
   PYTHONPATH=plugin_api/python python bench/bench_linalg.py [--quick]
 """
@@ -28,9 +28,12 @@ OPS = {  # name: (fn, input maker)
     "qr": (torch.linalg.qr, lambda *s: torch.randn(*s)),
     "eigh": (torch.linalg.eigh, spd),
     "svd": (torch.linalg.svd, lambda *s: torch.randn(*s)),
+    "eig": (torch.linalg.eig, lambda *s: torch.randn(*s)),  # general eigenproblem (kernels/eig.cl, one work item)
+    "eigvals": (torch.linalg.eigvals, lambda *s: torch.randn(*s)),
 }
 SHAPES = [(256, 32, 32), (1024, 1024)]
-LARGE_LIMIT = {"eigh": 256, "svd": 256}  # Jacobi sweeps on one work group: the largest single matrix timed
+# Jacobi sweeps on one work group / Hessenberg QR on one work item: the largest single matrix timed
+LARGE_LIMIT = {"eigh": 256, "svd": 256, "eig": 128, "eigvals": 128}
 
 
 def main():
