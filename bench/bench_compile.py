@@ -10,7 +10,10 @@
   compiled (one fused kernel), PyTorch CPU, and a device copy of N float32
   (dst.copy_(src)), as effective bandwidth (bytes each must move / time).
 
-  PYTHONPATH=plugin_api/python python bench/bench_compile.py [--steps N] [--models gpt lstm] [--n 4000000]
+  PYTHONPATH=plugin_api/python python bench/bench_compile.py [--steps N] [--models gpt lstm] [--n 4000000] [--allow-rnn]
+
+Dynamo does not trace nn.LSTM by default (on any device): the compiled LSTM
+model runs its LSTM eagerly unless --allow-rnn.
 """
 
 import argparse
@@ -80,7 +83,10 @@ def main():
     p.add_argument("--steps", type=int, default=5)
     p.add_argument("--models", nargs="*", default=["gpt", "lstm"])
     p.add_argument("--n", type=int, default=4_000_000)
+    p.add_argument("--allow-rnn", action="store_true",
+                   help="torch._dynamo.config.allow_rnn = True (Dynamo traces nn.LSTM instead of a graph break)")
     a = p.parse_args()
+    torch._dynamo.config.allow_rnn = a.allow_rnn
     print(torch.ocl.get_device_name(), "| torch", torch.__version__)
     for name in a.models:
         bench_model(name, a.steps)
