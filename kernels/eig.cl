@@ -10,33 +10,10 @@
 // pairs of a real matrix as (re + i im, re - i im) with im > 0 first.
 //
 // One work item per matrix (the QR sweeps are sequential); matrices are
-// column-major work copies, entry (i, j) at i + j * n. T is the element type
-// (float / double, or float2 / double2 with LA_COMPLEX), R its real type.
-// geev_vectors is always compiled complex.
+// column-major work copies, entry (i, j) at i + j * n. T is the element type,
+// R its real type (kernels/linalg_scalar.cl, prepended); geev_vectors is
+// always compiled complex.
 
-#ifdef LA_COMPLEX
-#define MUL(a, b) c_mul(a, b)
-#define DIV(a, b) c_div(a, b)
-#define CONJ(a) c_conj(a)
-#define RE(a) ((a).x)
-#define IM(a) ((a).y)
-#define CABS1(a) (fabs((a).x) + fabs((a).y))
-#define ABSC(a) hypot((a).x, (a).y)
-#define MAKE_T(re, im) ((T)((re), (im)))
-#define IS_NONZERO(a) ((a).x != 0 || (a).y != 0)
-#else
-#define T ST
-#define R ST
-#define MUL(a, b) ((a) * (b))
-#define DIV(a, b) ((a) / (b))
-#define CONJ(a) (a)
-#define RE(a) (a)
-#define IM(a) ((R)0)
-#define CABS1(a) fabs(a)
-#define ABSC(a) fabs(a)
-#define MAKE_T(re, im) (re)
-#define IS_NONZERO(a) ((a) != 0)
-#endif
 
 #define A_(i, j) a[(i) + (j) * n]
 #define Z_(i, j) z[(i) + (j) * n]
@@ -95,7 +72,7 @@ static int gebal(__global T* a, long n, __global R* scale, long* ilo, long* ihi)
     for (long i = l; i >= 0; --i) {
       bool canswap = true;
       for (long j = 0; j <= l; ++j)
-        if (i != j && IS_NONZERO(A_(i, j))) { canswap = false; break; }
+        if (i != j && !IS_ZERO(A_(i, j))) { canswap = false; break; }
       if (!canswap) continue;
       scale[l] = (R)i;
       if (i != l) {
@@ -117,7 +94,7 @@ static int gebal(__global T* a, long n, __global R* scale, long* ilo, long* ihi)
     for (long j = k; j <= l0; ++j) {
       bool canswap = true;
       for (long i = k; i <= l; ++i)
-        if (i != j && IS_NONZERO(A_(i, j))) { canswap = false; break; }
+        if (i != j && !IS_ZERO(A_(i, j))) { canswap = false; break; }
       if (!canswap) continue;
       scale[k] = (R)j;
       if (j != k) {
@@ -141,9 +118,9 @@ static int gebal(__global T* a, long n, __global R* scale, long* ilo, long* ihi)
         r = hypot(r, ABSC(A_(i, j)));
       }
       for (long j = 0; j <= l; ++j)  // i?amax: the first largest |re| + |im| (complex) / |x|
-        if (CABS1(A_(j, i)) > ca1) { ca1 = CABS1(A_(j, i)); ca = ABSC(A_(j, i)); }
+        if (ABS1(A_(j, i)) > ca1) { ca1 = ABS1(A_(j, i)); ca = ABSC(A_(j, i)); }
       for (long j = k; j < n; ++j)
-        if (CABS1(A_(i, j)) > ra1) { ra1 = CABS1(A_(i, j)); ra = ABSC(A_(i, j)); }
+        if (ABS1(A_(i, j)) > ra1) { ra1 = ABS1(A_(i, j)); ra = ABSC(A_(i, j)); }
       if (c == 0 || r == 0) continue;
       if (isnan(c + ca + r + ra)) return -3;
       R g = r / sclfac, f = 1;
@@ -219,16 +196,16 @@ static void gehd2(__global T* a, __global T* z, long n, long ilo, long ihi, bool
 static long deflation_point(__global T* a, long n, long l, long i, long ilo, long ihi, R smlnum) {
   long k = i;
   for (; k > l; --k) {
-    if (CABS1(A_(k, k - 1)) <= smlnum) break;
-    R tst = CABS1(A_(k - 1, k - 1)) + CABS1(A_(k, k));
+    if (ABS1(A_(k, k - 1)) <= smlnum) break;
+    R tst = ABS1(A_(k - 1, k - 1)) + ABS1(A_(k, k));
     if (tst == 0) {
       if (k - 2 >= ilo) tst += fabs(RE(A_(k - 1, k - 2)));
       if (k + 1 <= ihi) tst += fabs(RE(A_(k + 1, k)));
     }
     if (fabs(RE(A_(k, k - 1))) <= ULP * tst) {
-      const R hkk1 = CABS1(A_(k, k - 1)), hk1k = CABS1(A_(k - 1, k));
+      const R hkk1 = ABS1(A_(k, k - 1)), hk1k = ABS1(A_(k - 1, k));
       const R ab = fmax(hkk1, hk1k), ba = fmin(hkk1, hk1k);
-      const R hkk = CABS1(A_(k, k)), diff = CABS1(A_(k - 1, k - 1) - A_(k, k));
+      const R hkk = ABS1(A_(k, k)), diff = ABS1(A_(k - 1, k - 1) - A_(k, k));
       const R aa = fmax(hkk, diff), bb = fmin(hkk, diff);
       const R s = aa + ab;
       if (ba * (ab / s) <= fmax(smlnum, ULP * (bb * (aa / s)))) break;
@@ -332,235 +309,334 @@ static inline void rot(__global T* x, __global T* y, long count, long stride, R 
   }
 }
 
-// lahqr: the Schur form of the Hessenberg rows / columns ilo..ihi (wantt: the
-// whole quasi-triangular T; else only the eigenvalues), Z updated with
-// want_z. w: (re, im) per eigenvalue. Returns lahqr's info (0, or the row
-// that did not converge + 1).
-static int lahqr(__global T* a, __global T* z, __global R* w, long n, long ilo, long ihi, bool wantt, bool want_z) {
+// lahqr's QR sweep on the active block l..i (the Francis double shift from
+// the bottom 2x2, or an exceptional shift every kexsh iterations without a
+// deflation), H and Z updated over i1..i2 / ilo..ihi.
+static void qr_sweep(__global T* a, __global T* z, long n, long l, long i, long ilo, long ihi, long i1, long i2,
+                     long kdefl, bool want_z) {
   const R dat1 = (R)0.75, dat2 = (R)-0.4375;
   const int kexsh = 10;
-  if (ilo == ihi) {
-    w[2 * ilo] = A_(ilo, ilo);
-    w[2 * ilo + 1] = 0;
-    return 0;
+  R h11, h12, h21, h22;
+  if (kdefl % (2 * kexsh) == 0) {  // exceptional shifts
+    const R s = fabs(A_(i, i - 1)) + fabs(A_(i - 1, i - 2));
+    h11 = dat1 * s + A_(i, i);
+    h12 = dat2 * s;
+    h21 = s;
+    h22 = h11;
+  } else if (kdefl % kexsh == 0) {
+    const R s = fabs(A_(l + 1, l)) + fabs(A_(l + 2, l + 1));
+    h11 = dat1 * s + A_(l, l);
+    h12 = dat2 * s;
+    h21 = s;
+    h22 = h11;
+  } else {  // Francis' double shift
+    h11 = A_(i - 1, i - 1);
+    h21 = A_(i, i - 1);
+    h12 = A_(i - 1, i);
+    h22 = A_(i, i);
   }
-  const long nh = ihi - ilo + 1;
-  const R smlnum = SAFMIN * ((R)nh / ULP);
-  long i1 = 0, i2 = n - 1;
-  const long itmax = 30 * max(10L, nh);
-  long kdefl = 0;
-  long i = ihi;
-  while (i >= ilo) {
-    long l = ilo;
-    bool converged = false;
-    for (long its = 0; its <= itmax; ++its) {
-      const long k = deflation_point(a, n, l, i, ilo, ihi, smlnum);
-      l = k;
-      if (l > ilo) A_(l, l - 1) = 0;
-      if (l >= i - 1) {
-        converged = true;
-        break;
-      }
-      ++kdefl;
-      if (!wantt) {
-        i1 = l;
-        i2 = i;
-      }
-      R h11, h12, h21, h22;
-      if (kdefl % (2 * kexsh) == 0) {  // exceptional shifts
-        const R s = fabs(A_(i, i - 1)) + fabs(A_(i - 1, i - 2));
-        h11 = dat1 * s + A_(i, i);
-        h12 = dat2 * s;
-        h21 = s;
-        h22 = h11;
-      } else if (kdefl % kexsh == 0) {
-        const R s = fabs(A_(l + 1, l)) + fabs(A_(l + 2, l + 1));
-        h11 = dat1 * s + A_(l, l);
-        h12 = dat2 * s;
-        h21 = s;
-        h22 = h11;
-      } else {  // Francis' double shift
-        h11 = A_(i - 1, i - 1);
-        h21 = A_(i, i - 1);
-        h12 = A_(i - 1, i);
-        h22 = A_(i, i);
-      }
-      R rt1r, rt1i, rt2r, rt2i;
-      R s = fabs(h11) + fabs(h12) + fabs(h21) + fabs(h22);
-      if (s == 0) {
-        rt1r = rt1i = rt2r = rt2i = 0;
+  R rt1r, rt1i, rt2r, rt2i;
+  R s = fabs(h11) + fabs(h12) + fabs(h21) + fabs(h22);
+  if (s == 0) {
+    rt1r = rt1i = rt2r = rt2i = 0;
+  } else {
+    h11 /= s;
+    h21 /= s;
+    h12 /= s;
+    h22 /= s;
+    const R tr = (h11 + h22) / 2;
+    const R det = (h11 - tr) * (h22 - tr) - h12 * h21;
+    const R rtdisc = sqrt(fabs(det));
+    if (det >= 0) {  // a complex conjugate pair of shifts
+      rt1r = tr * s;
+      rt2r = rt1r;
+      rt1i = rtdisc * s;
+      rt2i = -rt1i;
+    } else {  // real shifts: the one closer to h22, twice
+      rt1r = tr + rtdisc;
+      rt2r = tr - rtdisc;
+      if (fabs(rt1r - h22) <= fabs(rt2r - h22)) {
+        rt1r *= s;
+        rt2r = rt1r;
       } else {
-        h11 /= s;
-        h21 /= s;
-        h12 /= s;
-        h22 /= s;
-        const R tr = (h11 + h22) / 2;
-        const R det = (h11 - tr) * (h22 - tr) - h12 * h21;
-        const R rtdisc = sqrt(fabs(det));
-        if (det >= 0) {  // a complex conjugate pair of shifts
-          rt1r = tr * s;
-          rt2r = rt1r;
-          rt1i = rtdisc * s;
-          rt2i = -rt1i;
-        } else {  // real shifts: the one closer to h22, twice
-          rt1r = tr + rtdisc;
-          rt2r = tr - rtdisc;
-          if (fabs(rt1r - h22) <= fabs(rt2r - h22)) {
-            rt1r *= s;
-            rt2r = rt1r;
-          } else {
-            rt2r *= s;
-            rt1r = rt2r;
-          }
-          rt1i = rt2i = 0;
-        }
+        rt2r *= s;
+        rt1r = rt2r;
       }
-      // two consecutive small subdiagonal entries: where the sweep starts
-      long m = i - 2;
-      R v[3];
-      for (;; --m) {
-        R h21s = A_(m + 1, m);
-        s = fabs(A_(m, m) - rt2r) + fabs(rt2i) + fabs(h21s);
-        h21s = A_(m + 1, m) / s;
-        v[0] = h21s * A_(m, m + 1) + (A_(m, m) - rt1r) * ((A_(m, m) - rt2r) / s) - rt1i * (rt2i / s);
-        v[1] = h21s * (A_(m, m) + A_(m + 1, m + 1) - rt1r - rt2r);
-        v[2] = h21s * A_(m + 2, m + 1);
-        s = fabs(v[0]) + fabs(v[1]) + fabs(v[2]);
-        v[0] /= s;
-        v[1] /= s;
-        v[2] /= s;
-        if (m == l) break;
-        const R h00 = fabs(A_(m, m - 1)) * (fabs(v[1]) + fabs(v[2]));
-        const R h01 = ULP * fabs(v[0]) * (fabs(A_(m - 1, m - 1)) + fabs(A_(m, m)) + fabs(A_(m + 1, m + 1)));
-        if (h00 <= h01) break;
-      }
-      // the double-shift QR sweep: a bulge from row m chased down to row i
-      for (long kk = m; kk <= i - 1; ++kk) {
-        const long nr = min(3L, i - kk + 1);
-        if (kk > m)
-          for (long q = 0; q < nr; ++q) v[q] = A_(kk + q, kk - 1);
-        R alpha = v[0];
-        R t1;
-        {  // larfg on the private v
-          R xnorm = 0;
-          for (long q = 1; q < nr; ++q) xnorm = hypot(xnorm, v[q]);
-          if (xnorm == 0) {
-            t1 = 0;
-          } else {
-            R beta = -copysign(hypot(alpha, xnorm), alpha);
-            const R safmin = SAFMIN / (ULP / 2), rsafmn = 1 / safmin;
-            int knt = 0;
-            if (fabs(beta) < safmin) {
-              do {
-                ++knt;
-                for (long q = 1; q < nr; ++q) v[q] *= rsafmn;
-                beta *= rsafmn;
-                alpha *= rsafmn;
-              } while (fabs(beta) < safmin && knt < 20);
-              xnorm = 0;
-              for (long q = 1; q < nr; ++q) xnorm = hypot(xnorm, v[q]);
-              beta = -copysign(hypot(alpha, xnorm), alpha);
-            }
-            t1 = (beta - alpha) / beta;
-            const R scal = 1 / (alpha - beta);
-            for (long q = 1; q < nr; ++q) v[q] *= scal;
-            for (int j = 0; j < knt; ++j) beta *= safmin;
-            alpha = beta;
-          }
-          v[0] = alpha;
-        }
-        if (kk > m) {
-          A_(kk, kk - 1) = v[0];
-          A_(kk + 1, kk - 1) = 0;
-          if (kk < i - 1) A_(kk + 2, kk - 1) = 0;
-        } else if (m > l) {
-          A_(kk, kk - 1) *= (1 - t1);  // not -H(k, k-1): v(2), v(3) may underflow
-        }
-        const R v2 = v[1], t2 = t1 * v2;
-        if (nr == 3) {
-          const R v3 = v[2], t3 = t1 * v3;
-          for (long j = kk; j <= i2; ++j) {
-            const R sum = A_(kk, j) + v2 * A_(kk + 1, j) + v3 * A_(kk + 2, j);
-            A_(kk, j) -= sum * t1;
-            A_(kk + 1, j) -= sum * t2;
-            A_(kk + 2, j) -= sum * t3;
-          }
-          for (long j = i1; j <= min(kk + 3, i); ++j) {
-            const R sum = A_(j, kk) + v2 * A_(j, kk + 1) + v3 * A_(j, kk + 2);
-            A_(j, kk) -= sum * t1;
-            A_(j, kk + 1) -= sum * t2;
-            A_(j, kk + 2) -= sum * t3;
-          }
-          if (want_z)
-            for (long j = ilo; j <= ihi; ++j) {
-              const R sum = Z_(j, kk) + v2 * Z_(j, kk + 1) + v3 * Z_(j, kk + 2);
-              Z_(j, kk) -= sum * t1;
-              Z_(j, kk + 1) -= sum * t2;
-              Z_(j, kk + 2) -= sum * t3;
-            }
-        } else if (nr == 2) {
-          for (long j = kk; j <= i2; ++j) {
-            const R sum = A_(kk, j) + v2 * A_(kk + 1, j);
-            A_(kk, j) -= sum * t1;
-            A_(kk + 1, j) -= sum * t2;
-          }
-          for (long j = i1; j <= i; ++j) {
-            const R sum = A_(j, kk) + v2 * A_(j, kk + 1);
-            A_(j, kk) -= sum * t1;
-            A_(j, kk + 1) -= sum * t2;
-          }
-          if (want_z)
-            for (long j = ilo; j <= ihi; ++j) {
-              const R sum = Z_(j, kk) + v2 * Z_(j, kk + 1);
-              Z_(j, kk) -= sum * t1;
-              Z_(j, kk + 1) -= sum * t2;
-            }
-        }
-      }
+      rt1i = rt2i = 0;
     }
-    if (!converged) return (int)(i + 1);
-    if (l == i) {  // one eigenvalue
-      w[2 * i] = A_(i, i);
-      w[2 * i + 1] = 0;
-    } else {  // a 2x2 block: standardised, the rotation applied to the rest of H and Z
-      R aa = A_(i - 1, i - 1), bb = A_(i - 1, i), cc = A_(i, i - 1), dd = A_(i, i);
-      R cs, sn, rt1r, rt1i, rt2r, rt2i;
-      lanv2(&aa, &bb, &cc, &dd, &rt1r, &rt1i, &rt2r, &rt2i, &cs, &sn);
-      w[2 * (i - 1)] = rt1r;
-      w[2 * (i - 1) + 1] = rt1i;
-      w[2 * i] = rt2r;
-      w[2 * i + 1] = rt2i;
-      A_(i - 1, i - 1) = aa;
-      A_(i - 1, i) = bb;
-      A_(i, i - 1) = cc;
-      A_(i, i) = dd;
-      if (wantt) {
-        if (i2 > i) rot(&A_(i - 1, i + 1), &A_(i, i + 1), i2 - i, n, cs, sn);
-        rot(&A_(i1, i - 1), &A_(i1, i), i - i1 - 1, 1, cs, sn);
-      }
-      if (want_z) rot(&Z_(ilo, i - 1), &Z_(ilo, i), ihi - ilo + 1, 1, cs, sn);
-    }
-    kdefl = 0;
-    i = l - 1;
   }
-  return 0;
+  // two consecutive small subdiagonal entries: where the sweep starts
+  long m = i - 2;
+  R v[3];
+  for (;; --m) {
+    R h21s = A_(m + 1, m);
+    s = fabs(A_(m, m) - rt2r) + fabs(rt2i) + fabs(h21s);
+    h21s = A_(m + 1, m) / s;
+    v[0] = h21s * A_(m, m + 1) + (A_(m, m) - rt1r) * ((A_(m, m) - rt2r) / s) - rt1i * (rt2i / s);
+    v[1] = h21s * (A_(m, m) + A_(m + 1, m + 1) - rt1r - rt2r);
+    v[2] = h21s * A_(m + 2, m + 1);
+    s = fabs(v[0]) + fabs(v[1]) + fabs(v[2]);
+    v[0] /= s;
+    v[1] /= s;
+    v[2] /= s;
+    if (m == l) break;
+    const R h00 = fabs(A_(m, m - 1)) * (fabs(v[1]) + fabs(v[2]));
+    const R h01 = ULP * fabs(v[0]) * (fabs(A_(m - 1, m - 1)) + fabs(A_(m, m)) + fabs(A_(m + 1, m + 1)));
+    if (h00 <= h01) break;
+  }
+  // the double-shift QR sweep: a bulge from row m chased down to row i
+  for (long kk = m; kk <= i - 1; ++kk) {
+    const long nr = min(3L, i - kk + 1);
+    if (kk > m)
+      for (long q = 0; q < nr; ++q) v[q] = A_(kk + q, kk - 1);
+    R alpha = v[0];
+    R t1;
+    {  // larfg on the private v
+      R xnorm = 0;
+      for (long q = 1; q < nr; ++q) xnorm = hypot(xnorm, v[q]);
+      if (xnorm == 0) {
+        t1 = 0;
+      } else {
+        R beta = -copysign(hypot(alpha, xnorm), alpha);
+        const R safmin = SAFMIN / (ULP / 2), rsafmn = 1 / safmin;
+        int knt = 0;
+        if (fabs(beta) < safmin) {
+          do {
+            ++knt;
+            for (long q = 1; q < nr; ++q) v[q] *= rsafmn;
+            beta *= rsafmn;
+            alpha *= rsafmn;
+          } while (fabs(beta) < safmin && knt < 20);
+          xnorm = 0;
+          for (long q = 1; q < nr; ++q) xnorm = hypot(xnorm, v[q]);
+          beta = -copysign(hypot(alpha, xnorm), alpha);
+        }
+        t1 = (beta - alpha) / beta;
+        const R scal = 1 / (alpha - beta);
+        for (long q = 1; q < nr; ++q) v[q] *= scal;
+        for (int j = 0; j < knt; ++j) beta *= safmin;
+        alpha = beta;
+      }
+      v[0] = alpha;
+    }
+    if (kk > m) {
+      A_(kk, kk - 1) = v[0];
+      A_(kk + 1, kk - 1) = 0;
+      if (kk < i - 1) A_(kk + 2, kk - 1) = 0;
+    } else if (m > l) {
+      A_(kk, kk - 1) *= (1 - t1);  // not -H(k, k-1): v(2), v(3) may underflow
+    }
+    const R v2 = v[1], t2 = t1 * v2;
+    if (nr == 3) {
+      const R v3 = v[2], t3 = t1 * v3;
+      for (long j = kk; j <= i2; ++j) {
+        const R sum = A_(kk, j) + v2 * A_(kk + 1, j) + v3 * A_(kk + 2, j);
+        A_(kk, j) -= sum * t1;
+        A_(kk + 1, j) -= sum * t2;
+        A_(kk + 2, j) -= sum * t3;
+      }
+      for (long j = i1; j <= min(kk + 3, i); ++j) {
+        const R sum = A_(j, kk) + v2 * A_(j, kk + 1) + v3 * A_(j, kk + 2);
+        A_(j, kk) -= sum * t1;
+        A_(j, kk + 1) -= sum * t2;
+        A_(j, kk + 2) -= sum * t3;
+      }
+      if (want_z)
+        for (long j = ilo; j <= ihi; ++j) {
+          const R sum = Z_(j, kk) + v2 * Z_(j, kk + 1) + v3 * Z_(j, kk + 2);
+          Z_(j, kk) -= sum * t1;
+          Z_(j, kk + 1) -= sum * t2;
+          Z_(j, kk + 2) -= sum * t3;
+        }
+    } else if (nr == 2) {
+      for (long j = kk; j <= i2; ++j) {
+        const R sum = A_(kk, j) + v2 * A_(kk + 1, j);
+        A_(kk, j) -= sum * t1;
+        A_(kk + 1, j) -= sum * t2;
+      }
+      for (long j = i1; j <= i; ++j) {
+        const R sum = A_(j, kk) + v2 * A_(j, kk + 1);
+        A_(j, kk) -= sum * t1;
+        A_(j, kk + 1) -= sum * t2;
+      }
+      if (want_z)
+        for (long j = ilo; j <= ihi; ++j) {
+          const R sum = Z_(j, kk) + v2 * Z_(j, kk + 1);
+          Z_(j, kk) -= sum * t1;
+          Z_(j, kk + 1) -= sum * t2;
+        }
+    }
+  }
 }
 
+// A deflated 1x1 block (l == i) or 2x2 block (l == i - 1) at the bottom: its
+// eigenvalues; a 2x2 block standardised by lanv2, the rotation applied to
+// the rest of H (wantt) and to Z.
+static void split_off(__global T* a, __global T* z, __global R* w, long n, long l, long i, long ilo, long ihi,
+                      long i1, long i2, bool wantt, bool want_z) {
+  if (l == i) {  // one eigenvalue
+    w[2 * i] = A_(i, i);
+    w[2 * i + 1] = 0;
+  } else {  // a 2x2 block: standardised, the rotation applied to the rest of H and Z
+    R aa = A_(i - 1, i - 1), bb = A_(i - 1, i), cc = A_(i, i - 1), dd = A_(i, i);
+    R cs, sn, rt1r, rt1i, rt2r, rt2i;
+    lanv2(&aa, &bb, &cc, &dd, &rt1r, &rt1i, &rt2r, &rt2i, &cs, &sn);
+    w[2 * (i - 1)] = rt1r;
+    w[2 * (i - 1) + 1] = rt1i;
+    w[2 * i] = rt2r;
+    w[2 * i + 1] = rt2i;
+    A_(i - 1, i - 1) = aa;
+    A_(i - 1, i) = bb;
+    A_(i, i - 1) = cc;
+    A_(i, i) = dd;
+    if (wantt) {
+      if (i2 > i) rot(&A_(i - 1, i + 1), &A_(i, i + 1), i2 - i, n, cs, sn);
+      rot(&A_(i1, i - 1), &A_(i1, i), i - i1 - 1, 1, cs, sn);
+    }
+    if (want_z) rot(&Z_(ilo, i - 1), &Z_(ilo, i), ihi - ilo + 1, 1, cs, sn);
+  }
+}
+
+// Rows in a block that splits off: a real 2x2 block holds a complex pair.
+#define SPLIT_ROWS 2
 #else
-// zlahqr: the complex Schur form (triangular) by single-shift QR; w: (re, im)
-// per eigenvalue; info as lahqr's.
-static int lahqr(__global T* a, __global T* z, __global R* w, long n, long ilo, long ihi, bool wantt, bool want_z) {
+// zlahqr's QR sweep on the active block l..i (Wilkinson's shift, or an
+// exceptional one every kexsh iterations without a deflation), keeping the
+// subdiagonal real.
+static void qr_sweep(__global T* a, __global T* z, long n, long l, long i, long ilo, long ihi, long i1, long i2,
+                     long kdefl, bool want_z) {
   const R dat1 = (R)0.75;
   const int kexsh = 10;
-  if (ilo == ihi) {
-    w[2 * ilo] = A_(ilo, ilo).x;
-    w[2 * ilo + 1] = A_(ilo, ilo).y;
-    return 0;
+  T t;
+  if (kdefl % (2 * kexsh) == 0) {  // exceptional shifts
+    t = MAKE_T(dat1 * fabs(A_(i, i - 1).x), 0) + A_(i, i);
+  } else if (kdefl % kexsh == 0) {
+    t = MAKE_T(dat1 * fabs(A_(l + 1, l).x), 0) + A_(l, l);
+  } else {  // Wilkinson's shift
+    t = A_(i, i);
+    const T u = c_mul(c_sqrt(A_(i - 1, i)), c_sqrt(A_(i, i - 1)));
+    R s = ABS1(u);
+    if (s != 0) {
+      const T x = (A_(i - 1, i - 1) - t) / 2;
+      const R sx = ABS1(x);
+      s = fmax(s, sx);
+      const T xs = x / s, us = u / s;
+      T y = s * c_sqrt(c_mul(xs, xs) + c_mul(us, us));
+      if (sx > 0 && (x.x / sx) * y.x + (x.y / sx) * y.y < 0) y = -y;
+      t -= c_mul(u, c_div(u, x + y));
+    }
   }
+  long m = i - 1;
+  T v0;
+  R v1;
+  for (;; --m) {
+    const T h11 = A_(m, m), h22 = A_(m + 1, m + 1);
+    T h11s = h11 - t;
+    R h21 = A_(m + 1, m).x;
+    const R s = ABS1(h11s) + fabs(h21);
+    h11s /= s;
+    h21 /= s;
+    v0 = h11s;
+    v1 = h21;
+    if (m == l) break;
+    const R h10 = A_(m, m - 1).x;
+    if (fabs(h10) * fabs(h21) <= ULP * (ABS1(h11s) * (ABS1(h11) + ABS1(h22)))) break;
+  }
+  // the single-shift QR sweep from row m to row i
+  for (long kk = m; kk <= i - 1; ++kk) {
+    T vv0 = v0, vv1 = MAKE_T(v1, 0);
+    if (kk > m) {
+      vv0 = A_(kk, kk - 1);
+      vv1 = A_(kk + 1, kk - 1);
+    }
+    // zlarfg of order 2 on (vv0, vv1)
+    T t1 = MAKE_T(0, 0);
+    {
+      R xnorm = c_abs(vv1);
+      R alphr = vv0.x, alphi = vv0.y;
+      if (!(xnorm == 0 && alphi == 0)) {
+        R beta = -copysign(hypot(hypot(alphr, alphi), xnorm), alphr);
+        const R safmin = SAFMIN / (ULP / 2), rsafmn = 1 / safmin;
+        int knt = 0;
+        if (fabs(beta) < safmin) {
+          do {
+            ++knt;
+            vv1 *= rsafmn;
+            beta *= rsafmn;
+            alphr *= rsafmn;
+            alphi *= rsafmn;
+          } while (fabs(beta) < safmin && knt < 20);
+          xnorm = c_abs(vv1);
+          beta = -copysign(hypot(hypot(alphr, alphi), xnorm), alphr);
+        }
+        t1 = MAKE_T((beta - alphr) / beta, -alphi / beta);
+        vv1 = c_mul(c_div(MAKE_T(1, 0), MAKE_T(alphr - beta, alphi)), vv1);
+        for (int j = 0; j < knt; ++j) beta *= safmin;
+        vv0 = MAKE_T(beta, 0);
+      }
+    }
+    if (kk > m) {
+      A_(kk, kk - 1) = vv0;
+      A_(kk + 1, kk - 1) = MAKE_T(0, 0);
+    }
+    const T v2 = vv1;
+    const R t2 = c_mul(t1, v2).x;
+    for (long j = kk; j <= i2; ++j) {
+      const T sum = c_mul(c_conj(t1), A_(kk, j)) + t2 * A_(kk + 1, j);
+      A_(kk, j) -= sum;
+      A_(kk + 1, j) -= c_mul(sum, v2);
+    }
+    for (long j = i1; j <= min(kk + 2, i); ++j) {
+      const T sum = c_mul(t1, A_(j, kk)) + t2 * A_(j, kk + 1);
+      A_(j, kk) -= sum;
+      A_(j, kk + 1) -= c_mul(sum, c_conj(v2));
+    }
+    if (want_z)
+      for (long j = ilo; j <= ihi; ++j) {
+        const T sum = c_mul(t1, Z_(j, kk)) + t2 * Z_(j, kk + 1);
+        Z_(j, kk) -= sum;
+        Z_(j, kk + 1) -= c_mul(sum, c_conj(v2));
+      }
+    if (kk == m && m > l) {  // keep H(m, m-1) real
+      T temp = MAKE_T(1, 0) - t1;
+      temp /= c_abs(temp);
+      A_(m + 1, m) = c_mul(A_(m + 1, m), c_conj(temp));
+      if (m + 2 <= i) A_(m + 2, m + 1) = c_mul(A_(m + 2, m + 1), temp);
+      for (long j = m; j <= i; ++j) {
+        if (j == m + 1) continue;
+        if (i2 > j)
+          for (long q = j + 1; q <= i2; ++q) A_(j, q) = c_mul(temp, A_(j, q));
+        for (long q = i1; q < j; ++q) A_(q, j) = c_mul(c_conj(temp), A_(q, j));
+        if (want_z)
+          for (long q = ilo; q <= ihi; ++q) Z_(q, j) = c_mul(c_conj(temp), Z_(q, j));
+      }
+    }
+  }
+  T temp = A_(i, i - 1);  // keep H(i, i-1) real
+  if (temp.y != 0) {
+    const R rtemp = c_abs(temp);
+    A_(i, i - 1) = MAKE_T(rtemp, 0);
+    temp /= rtemp;
+    if (i2 > i)
+      for (long q = i + 1; q <= i2; ++q) A_(i, q) = c_mul(c_conj(temp), A_(i, q));
+    for (long q = i1; q < i; ++q) A_(q, i) = c_mul(temp, A_(q, i));
+    if (want_z)
+      for (long q = ilo; q <= ihi; ++q) Z_(q, i) = c_mul(temp, Z_(q, i));
+  }
+}
+
+static void split_off(__global T* a, __global T* z, __global R* w, long n, long l, long i, long ilo, long ihi,
+                      long i1, long i2, bool wantt, bool want_z) {
+  w[2 * i] = A_(i, i).x;
+  w[2 * i + 1] = A_(i, i).y;
+}
+
+// zlahqr first makes the subdiagonal real (scaling rows / columns of H and Z).
+static void real_subdiagonal(__global T* a, __global T* z, long n, long ilo, long ihi, bool wantt, bool want_z) {
   const long jlo = wantt ? 0 : ilo, jhi = wantt ? n - 1 : ihi;
   for (long i = ilo + 1; i <= ihi; ++i) {  // real subdiagonal
     if (A_(i, i - 1).y != 0) {
-      T sc = A_(i, i - 1) / CABS1(A_(i, i - 1));
+      T sc = A_(i, i - 1) / ABS1(A_(i, i - 1));
       sc = c_conj(sc) / c_abs(sc);
       A_(i, i - 1) = MAKE_T(c_abs(A_(i, i - 1)), 0);
       for (long j = i; j <= jhi; ++j) A_(i, j) = c_mul(sc, A_(i, j));
@@ -569,6 +645,24 @@ static int lahqr(__global T* a, __global T* z, __global R* w, long n, long ilo, 
         for (long j = ilo; j <= ihi; ++j) Z_(j, i) = c_mul(c_conj(sc), Z_(j, i));
     }
   }
+}
+
+#define SPLIT_ROWS 1
+#endif
+
+// lahqr / zlahqr: the (real quasi-triangular / complex triangular) Schur form
+// of the Hessenberg rows / columns ilo..ihi (wantt: the whole T; else only the
+// eigenvalues), Z updated with want_z. w: (re, im) per eigenvalue. Returns
+// LAPACK's info (0, or the row that did not converge + 1).
+static int lahqr(__global T* a, __global T* z, __global R* w, long n, long ilo, long ihi, bool wantt, bool want_z) {
+  if (ilo == ihi) {
+    w[2 * ilo] = RE(A_(ilo, ilo));
+    w[2 * ilo + 1] = IM(A_(ilo, ilo));
+    return 0;
+  }
+#ifdef LA_COMPLEX
+  real_subdiagonal(a, z, n, ilo, ihi, wantt, want_z);
+#endif
   const long nh = ihi - ilo + 1;
   const R smlnum = SAFMIN * ((R)nh / ULP);
   long i1 = 0, i2 = n - 1;
@@ -581,7 +675,7 @@ static int lahqr(__global T* a, __global T* z, __global R* w, long n, long ilo, 
     for (long its = 0; its <= itmax; ++its) {
       l = deflation_point(a, n, l, i, ilo, ihi, smlnum);
       if (l > ilo) A_(l, l - 1) = MAKE_T(0, 0);
-      if (l >= i) {
+      if (l > i - SPLIT_ROWS) {  // a block of SPLIT_ROWS rows or fewer split off at the bottom
         converged = true;
         break;
       }
@@ -590,132 +684,15 @@ static int lahqr(__global T* a, __global T* z, __global R* w, long n, long ilo, 
         i1 = l;
         i2 = i;
       }
-      T t;
-      if (kdefl % (2 * kexsh) == 0) {  // exceptional shifts
-        t = MAKE_T(dat1 * fabs(A_(i, i - 1).x), 0) + A_(i, i);
-      } else if (kdefl % kexsh == 0) {
-        t = MAKE_T(dat1 * fabs(A_(l + 1, l).x), 0) + A_(l, l);
-      } else {  // Wilkinson's shift
-        t = A_(i, i);
-        const T u = c_mul(c_sqrt(A_(i - 1, i)), c_sqrt(A_(i, i - 1)));
-        R s = CABS1(u);
-        if (s != 0) {
-          const T x = (A_(i - 1, i - 1) - t) / 2;
-          const R sx = CABS1(x);
-          s = fmax(s, sx);
-          const T xs = x / s, us = u / s;
-          T y = s * c_sqrt(c_mul(xs, xs) + c_mul(us, us));
-          if (sx > 0 && (x.x / sx) * y.x + (x.y / sx) * y.y < 0) y = -y;
-          t -= c_mul(u, c_div(u, x + y));
-        }
-      }
-      long m = i - 1;
-      T v0;
-      R v1;
-      for (;; --m) {
-        const T h11 = A_(m, m), h22 = A_(m + 1, m + 1);
-        T h11s = h11 - t;
-        R h21 = A_(m + 1, m).x;
-        const R s = CABS1(h11s) + fabs(h21);
-        h11s /= s;
-        h21 /= s;
-        v0 = h11s;
-        v1 = h21;
-        if (m == l) break;
-        const R h10 = A_(m, m - 1).x;
-        if (fabs(h10) * fabs(h21) <= ULP * (CABS1(h11s) * (CABS1(h11) + CABS1(h22)))) break;
-      }
-      // the single-shift QR sweep from row m to row i
-      for (long kk = m; kk <= i - 1; ++kk) {
-        T vv0 = v0, vv1 = MAKE_T(v1, 0);
-        if (kk > m) {
-          vv0 = A_(kk, kk - 1);
-          vv1 = A_(kk + 1, kk - 1);
-        }
-        // zlarfg of order 2 on (vv0, vv1)
-        T t1 = MAKE_T(0, 0);
-        {
-          R xnorm = c_abs(vv1);
-          R alphr = vv0.x, alphi = vv0.y;
-          if (!(xnorm == 0 && alphi == 0)) {
-            R beta = -copysign(hypot(hypot(alphr, alphi), xnorm), alphr);
-            const R safmin = SAFMIN / (ULP / 2), rsafmn = 1 / safmin;
-            int knt = 0;
-            if (fabs(beta) < safmin) {
-              do {
-                ++knt;
-                vv1 *= rsafmn;
-                beta *= rsafmn;
-                alphr *= rsafmn;
-                alphi *= rsafmn;
-              } while (fabs(beta) < safmin && knt < 20);
-              xnorm = c_abs(vv1);
-              beta = -copysign(hypot(hypot(alphr, alphi), xnorm), alphr);
-            }
-            t1 = MAKE_T((beta - alphr) / beta, -alphi / beta);
-            vv1 = c_mul(c_div(MAKE_T(1, 0), MAKE_T(alphr - beta, alphi)), vv1);
-            for (int j = 0; j < knt; ++j) beta *= safmin;
-            vv0 = MAKE_T(beta, 0);
-          }
-        }
-        if (kk > m) {
-          A_(kk, kk - 1) = vv0;
-          A_(kk + 1, kk - 1) = MAKE_T(0, 0);
-        }
-        const T v2 = vv1;
-        const R t2 = c_mul(t1, v2).x;
-        for (long j = kk; j <= i2; ++j) {
-          const T sum = c_mul(c_conj(t1), A_(kk, j)) + t2 * A_(kk + 1, j);
-          A_(kk, j) -= sum;
-          A_(kk + 1, j) -= c_mul(sum, v2);
-        }
-        for (long j = i1; j <= min(kk + 2, i); ++j) {
-          const T sum = c_mul(t1, A_(j, kk)) + t2 * A_(j, kk + 1);
-          A_(j, kk) -= sum;
-          A_(j, kk + 1) -= c_mul(sum, c_conj(v2));
-        }
-        if (want_z)
-          for (long j = ilo; j <= ihi; ++j) {
-            const T sum = c_mul(t1, Z_(j, kk)) + t2 * Z_(j, kk + 1);
-            Z_(j, kk) -= sum;
-            Z_(j, kk + 1) -= c_mul(sum, c_conj(v2));
-          }
-        if (kk == m && m > l) {  // keep H(m, m-1) real
-          T temp = MAKE_T(1, 0) - t1;
-          temp /= c_abs(temp);
-          A_(m + 1, m) = c_mul(A_(m + 1, m), c_conj(temp));
-          if (m + 2 <= i) A_(m + 2, m + 1) = c_mul(A_(m + 2, m + 1), temp);
-          for (long j = m; j <= i; ++j) {
-            if (j == m + 1) continue;
-            if (i2 > j)
-              for (long q = j + 1; q <= i2; ++q) A_(j, q) = c_mul(temp, A_(j, q));
-            for (long q = i1; q < j; ++q) A_(q, j) = c_mul(c_conj(temp), A_(q, j));
-            if (want_z)
-              for (long q = ilo; q <= ihi; ++q) Z_(q, j) = c_mul(c_conj(temp), Z_(q, j));
-          }
-        }
-      }
-      T temp = A_(i, i - 1);  // keep H(i, i-1) real
-      if (temp.y != 0) {
-        const R rtemp = c_abs(temp);
-        A_(i, i - 1) = MAKE_T(rtemp, 0);
-        temp /= rtemp;
-        if (i2 > i)
-          for (long q = i + 1; q <= i2; ++q) A_(i, q) = c_mul(c_conj(temp), A_(i, q));
-        for (long q = i1; q < i; ++q) A_(q, i) = c_mul(temp, A_(q, i));
-        if (want_z)
-          for (long q = ilo; q <= ihi; ++q) Z_(q, i) = c_mul(temp, Z_(q, i));
-      }
+      qr_sweep(a, z, n, l, i, ilo, ihi, i1, i2, kdefl, want_z);
     }
     if (!converged) return (int)(i + 1);
-    w[2 * i] = A_(i, i).x;
-    w[2 * i + 1] = A_(i, i).y;
+    split_off(a, z, w, n, l, i, ilo, ihi, i1, i2, wantt, want_z);
     kdefl = 0;
     i = l - 1;
   }
   return 0;
 }
-#endif
 
 // geev up to the Schur form: a (column-major, overwritten by T), z (= Z
 // with want_v), w (re, im per eigenvalue), scale and range (ilo, ihi) for
@@ -768,7 +745,7 @@ __kernel void geev_schur(__global char* ab, ulong ao, __global char* zb, ulong z
 // Solves the 1x1 or 2x2 (rows j-1, j) diagonal block of (T - lambda I) x = rhs,
 // perturbing a pivot smaller than smin to smin (as laln2 / ztrevc).
 static inline T solve1(T d, T rhs, R smin) {
-  if (CABS1(d) < smin) d = MAKE_T(smin, 0);
+  if (ABS1(d) < smin) d = MAKE_T(smin, 0);
   return c_div(rhs, d);
 }
 
@@ -797,7 +774,7 @@ __kernel void geev_vectors(__global char* tb, ulong to, __global char* zb, ulong
       // the eigenvalue as trevc reads it off T (w is unscaled when geev scaled the matrix)
       const R wi = pair_first ? sqrt(fabs(A_(k, k + 1).x)) * sqrt(fabs(A_(k + 1, k).x)) : 0;
       const T lambda = A_(k, k) + MAKE_T(0, wi);
-      const R smin = fmax(ULP * CABS1(lambda), smlnum);
+      const R smin = fmax(ULP * ABS1(lambda), smlnum);
       long top = k;  // x[0..top] nonzero
       for (long q = 0; q < n; ++q) x[q] = MAKE_T(0, 0);
       if (pair_first) {  // trevc's start on the block (k, k+1): eigenvalue re + i wi, wi > 0
@@ -825,12 +802,12 @@ __kernel void geev_vectors(__global char* tb, ulong to, __global char* zb, ulong
         for (long q = j + 1; q <= top; ++q) r0 -= c_mul(A_(j - 1, q), x[q]);
         // [a00 a01; a10 a11] (x[j-1], x[j]) = (r0, r1), partial pivoting
         T a00 = A_(j - 1, j - 1) - lambda, a01 = A_(j - 1, j), a10 = A_(j, j - 1), a11 = A_(j, j) - lambda;
-        if (CABS1(a10) > CABS1(a00)) {
+        if (ABS1(a10) > ABS1(a00)) {
           T t = a00; a00 = a10; a10 = t;
           t = a01; a01 = a11; a11 = t;
           t = r0; r0 = r1; r1 = t;
         }
-        if (CABS1(a00) < smin) a00 = MAKE_T(smin, 0);
+        if (ABS1(a00) < smin) a00 = MAKE_T(smin, 0);
         const T l10 = c_div(a10, a00);
         const T u11 = a11 - c_mul(l10, a01);
         const T y1 = solve1(u11, r1 - c_mul(l10, r0), smin);

@@ -6,41 +6,13 @@
 // with rs and cs swapped. Pivots and infos are int32, as LAPACK's (1-based
 // pivots; info = the first failing step + 1, 0 = success).
 //
-// The LU / Cholesky / triangular kernels take real and complex matrices: T is
-// the element type, R its real type; the preamble defines LA_COMPLEX (and
-// includes kernels/complex_lib.cl) for complex64 / complex128, else ST (float
-// or double) is both. The LDL kernels are real only.
+// The LU / Cholesky / triangular kernels take real and complex matrices (T,
+// R and the element arithmetic: kernels/linalg_scalar.cl, prepended). The
+// LDL kernels are real only.
 
 #define AT(p, i, j) (p)[(i) * rs + (j) * cs]
 #define SYNC barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 
-#ifdef LA_COMPLEX
-#define MUL(a, b) c_mul(a, b)
-#define DIV(a, b) c_div(a, b)
-#define CONJ(a) c_conj(a)
-#define RE(a) ((a).x)
-#define IS_ZERO(a) ((a).x == 0 && (a).y == 0)
-#define ABS1(a) (fabs((a).x) + fabs((a).y))  // LAPACK's pivot measure (izamax's dcabs1)
-#define FROM_R(r) ((T)((r), 0))
-#define IM(a) ((a).y)
-#define ABSC(a) hypot((a).x, (a).y)
-#define ABS2(a) ((a).x * (a).x + (a).y * (a).y)
-#define MAKE_T(re, im) ((T)((re), (im)))
-#else
-#define T ST
-#define R ST
-#define MUL(a, b) ((a) * (b))
-#define DIV(a, b) ((a) / (b))
-#define CONJ(a) (a)
-#define RE(a) (a)
-#define IS_ZERO(a) ((a) == 0)
-#define ABS1(a) fabs(a)
-#define FROM_R(r) (r)
-#define IM(a) 0
-#define ABSC(a) fabs(a)
-#define ABS2(a) ((a) * (a))
-#define MAKE_T(re, im) (re)
-#endif
 
 // Cholesky, lower: a = L L^H in the lower triangle (right-looking). A
 // non-positive (or NaN) real diagonal stops the factorization with info =

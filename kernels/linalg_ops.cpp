@@ -333,8 +333,7 @@ void unpack_pivots_kernel(at::TensorIterator& iter, int64_t dim_size, int64_t ma
   if (perm.numel() == 0 || max_pivot == 0) return;
   TORCH_INTERNAL_ASSERT(perm.is_contiguous() && piv.is_contiguous());
   const int64_t count = perm.numel() / max_pivot;
-  const auto device = perm.device().index();
-  Launch l(device, dtype_kernel(device, "linalg", "unpack_pivots", at::kFloat));
+  Launch l = linalg_launch(at::empty({0}, perm.options().dtype(at::kFloat)), "unpack_pivots");  // int32 data
   l.tensor(perm).input(piv).value(max_pivot).value(dim_size).value(count);
   l.run(static_cast<size_t>(count));
 }
