@@ -6,9 +6,8 @@
 // with rs and cs swapped. Pivots and infos are int32, as LAPACK's (1-based
 // pivots; info = the first failing step + 1, 0 = success).
 //
-// The LU / Cholesky / triangular kernels take real and complex matrices (T,
-// R and the element arithmetic: kernels/linalg_scalar.cl, prepended). The
-// LDL kernels are real only.
+// The kernels take real and complex matrices (T, R and the element
+// arithmetic: kernels/linalg_scalar.cl, prepended).
 
 #define AT(p, i, j) (p)[(i) * rs + (j) * cs]
 #define SYNC barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
@@ -442,16 +441,18 @@ __kernel void gesvj(__global char* ab, ulong ao, __global char* vb, ulong vo, __
   }
 }
 
-#ifndef LA_COMPLEX
-// Symmetric indefinite factorization A = L D L^T of the lower triangle
-// (LAPACK sytf2, Bunch-Kaufman diagonal pivoting, real): D has 1x1 and 2x2
-// blocks, L's unit diagonal is implied; pivots as LAPACK's (1-based; a 2x2
-// block's two entries both -(p + 1)). A zero column (or NaN diagonal) sets
-// info (the first) and is skipped. Item 0 takes each step's pivot decision
-// (the column and row scans: isamax, the first largest); the items share the
-// interchange and the rank-1 / rank-2 update.
+// Symmetric indefinite factorization A = L D L^T (herm: A = L D L^H) of the
+// lower triangle (LAPACK sytf2 / zsytf2 / zhetf2, Bunch-Kaufman diagonal
+// pivoting): D has 1x1 and 2x2 blocks (Hermitian: real 1x1 blocks), L's unit
+// diagonal is implied; pivots as LAPACK's (1-based; a 2x2 block's two entries
+// both -(p + 1)). A zero column (or NaN diagonal) sets info (the first) and
+// is skipped. Item 0 takes each step's pivot decision (the column and row
+// scans by |re| + |im|, izamax's first largest; a Hermitian diagonal by its
+// real part); the items share the interchange and the rank-1 / rank-2 update.
+#define HC(x) (herm ? CONJ(x) : (x))  // conjugated in the Hermitian factorization
+#define DIAG_ABS(x) (herm ? fabs(RE(x)) : ABS1(x))
 __kernel void sytrf_lower(__global char* ab, ulong ao, __global char* pb, ulong po, __global char* ib, ulong io, long n,
-                          long rs, long cs, long ms, long nb) {
+                          long rs, long cs, long ms, long nb, int herm) {
   __local long s_kp, s_kstep;
   __local int s_skip, s_info;
   const long lid = get_local_id(0), lsz = get_local_size(0);
@@ -463,28 +464,28 @@ __kernel void sytrf_lower(__global char* ab, ulong ao, __global char* pb, ulong 
     for (long k = 0; k < n;) {
       if (lid == 0) {
         long kp = k, kstep = 1, imax = k;
-        const R absakk = fabs(AT(a, k, k));
+        const R absakk = DIAG_ABS(AT(a, k, k));
         R colmax = 0;
         if (k < n - 1) {
           imax = k + 1;
-          colmax = fabs(AT(a, k + 1, k));
+          colmax = ABS1(AT(a, k + 1, k));
           for (long i = k + 2; i < n; ++i)
-            if (fabs(AT(a, i, k)) > colmax) { colmax = fabs(AT(a, i, k)); imax = i; }
+            if (ABS1(AT(a, i, k)) > colmax) { colmax = ABS1(AT(a, i, k)); imax = i; }
         }
         s_skip = (absakk == 0 && colmax == 0) || isnan(absakk);
         if (s_skip) {
           if (s_info == 0) s_info = (int)(k + 1);
         } else if (absakk < alpha * colmax) {
           // the largest off-diagonal entry of row / column imax
-          R rowmax = fabs(AT(a, imax, k));
-          for (long j = k + 1; j < imax; ++j) rowmax = fmax(rowmax, fabs(AT(a, imax, j)));
+          R rowmax = ABS1(AT(a, imax, k));
+          for (long j = k + 1; j < imax; ++j) rowmax = fmax(rowmax, ABS1(AT(a, imax, j)));
           if (imax < n - 1) {
-            R below = fabs(AT(a, imax + 1, imax));
-            for (long i = imax + 2; i < n; ++i) below = fmax(below, fabs(AT(a, i, imax)));
+            R below = ABS1(AT(a, imax + 1, imax));
+            for (long i = imax + 2; i < n; ++i) below = fmax(below, ABS1(AT(a, i, imax)));
             rowmax = fmax(rowmax, below);
           }
           if (absakk >= alpha * colmax * (colmax / rowmax)) kp = k;
-          else if (fabs(AT(a, imax, imax)) >= alpha * rowmax) kp = imax;
+          else if (DIAG_ABS(AT(a, imax, imax)) >= alpha * rowmax) kp = imax;
           else { kp = imax; kstep = 2; }
         }
         s_kp = kp;
@@ -500,42 +501,65 @@ __kernel void sytrf_lower(__global char* ab, ulong ao, __global char* pb, ulong 
             const T t = AT(a, i, kk); AT(a, i, kk) = AT(a, i, kp); AT(a, i, kp) = t;
           }
           for (long j = kk + 1 + lid; j < kp; j += lsz) {
-            const T t = AT(a, j, kk); AT(a, j, kk) = AT(a, kp, j); AT(a, kp, j) = t;
+            const T t = HC(AT(a, j, kk)); AT(a, j, kk) = HC(AT(a, kp, j)); AT(a, kp, j) = t;
           }
           if (lid == 0) {
+            if (herm) AT(a, kp, kk) = CONJ(AT(a, kp, kk));
             const T t = AT(a, kk, kk); AT(a, kk, kk) = AT(a, kp, kp); AT(a, kp, kp) = t;
             if (kstep == 2) { const T u = AT(a, k + 1, k); AT(a, k + 1, k) = AT(a, kp, k); AT(a, kp, k) = u; }
           }
           SYNC;
         }
+        if (herm && lid == 0) {  // a Hermitian D's diagonal is real
+          AT(a, k, k) = FROM_R(RE(AT(a, k, k)));
+          if (kstep == 2) AT(a, k + 1, k + 1) = FROM_R(RE(AT(a, k + 1, k + 1)));
+        }
+        SYNC;
         const long rest = n - k - kstep;  // the trailing matrix's order
         if (kstep == 1 && rest > 0) {
-          // A(k+1:, k+1:) -= x x^T / d (lower part), then x /= d
-          const R d11 = 1 / AT(a, k, k);
+          // A(k+1:, k+1:) -= x HC(x)^T / d (lower part), then x /= d
+          const T d11 = herm ? FROM_R(1 / RE(AT(a, k, k))) : DIV(FROM_R(1), AT(a, k, k));
           for (long t = lid; t < rest * rest; t += lsz) {
             const long i = k + 1 + t % rest, j = k + 1 + t / rest;
-            if (i >= j) AT(a, i, j) += AT(a, i, k) * (-d11 * AT(a, j, k));
+            if (i >= j) AT(a, i, j) -= MUL(AT(a, i, k), MUL(d11, HC(AT(a, j, k))));
           }
           SYNC;
-          for (long i = k + 1 + lid; i < n; i += lsz) AT(a, i, k) *= d11;
+          for (long i = k + 1 + lid; i < n; i += lsz) {
+            AT(a, i, k) = MUL(AT(a, i, k), d11);
+            if (herm) AT(a, i, i) = FROM_R(RE(AT(a, i, i)));  // as zher: a real diagonal
+          }
         } else if (kstep == 2 && rest > 0) {
           // the 2x2 pivot's rank-2 update with the multipliers (wk, wkp1) of
           // each row j, from the columns k, k+1 before they are replaced
-          R d21 = AT(a, k + 1, k);
-          const R d11 = AT(a, k + 1, k + 1) / d21, d22 = AT(a, k, k) / d21;
-          d21 = (1 / (d11 * d22 - 1)) / d21;
+          T c11, c22, c21, c12, d;  // wk = d (c11 a_jk - c12 a_jk1), wkp1 = d (c22 a_jk1 - c21 a_jk)
+          if (herm) {  // zhetf2
+            const R dd = ABSC(AT(a, k + 1, k));
+            const R d11 = RE(AT(a, k + 1, k + 1)) / dd, d22 = RE(AT(a, k, k)) / dd;
+            c11 = FROM_R(d11);
+            c22 = FROM_R(d22);
+            c12 = AT(a, k + 1, k) / dd;
+            c21 = CONJ(c12);
+            d = FROM_R((1 / (d11 * d22 - 1)) / dd);
+          } else {  // sytf2 / zsytf2
+            const T d21 = AT(a, k + 1, k);
+            c11 = DIV(AT(a, k + 1, k + 1), d21);
+            c22 = DIV(AT(a, k, k), d21);
+            c12 = c21 = FROM_R(1);
+            d = DIV(DIV(FROM_R(1), MUL(c11, c22) - FROM_R(1)), d21);
+          }
           for (long t = lid; t < rest * rest; t += lsz) {
             const long i = k + 2 + t % rest, j = k + 2 + t / rest;
             if (i < j) continue;
-            const R wk = d21 * (d11 * AT(a, j, k) - AT(a, j, k + 1));
-            const R wkp1 = d21 * (d22 * AT(a, j, k + 1) - AT(a, j, k));
-            AT(a, i, j) = AT(a, i, j) - AT(a, i, k) * wk - AT(a, i, k + 1) * wkp1;
+            const T wk = MUL(d, MUL(c11, AT(a, j, k)) - MUL(c12, AT(a, j, k + 1)));
+            const T wkp1 = MUL(d, MUL(c22, AT(a, j, k + 1)) - MUL(c21, AT(a, j, k)));
+            AT(a, i, j) = AT(a, i, j) - MUL(AT(a, i, k), HC(wk)) - MUL(AT(a, i, k + 1), HC(wkp1));
           }
           SYNC;
           for (long j = k + 2 + lid; j < n; j += lsz) {
-            const R ajk = AT(a, j, k), ajk1 = AT(a, j, k + 1);
-            AT(a, j, k) = d21 * (d11 * ajk - ajk1);
-            AT(a, j, k + 1) = d21 * (d22 * ajk1 - ajk);
+            const T ajk = AT(a, j, k), ajk1 = AT(a, j, k + 1);
+            AT(a, j, k) = MUL(d, MUL(c11, ajk) - MUL(c12, ajk1));
+            AT(a, j, k + 1) = MUL(d, MUL(c22, ajk1) - MUL(c21, ajk));
+            if (herm) AT(a, j, j) = FROM_R(RE(AT(a, j, j)));
           }
         }
       }
@@ -547,12 +571,13 @@ __kernel void sytrf_lower(__global char* ab, ulong ao, __global char* pb, ulong 
   }
 }
 
-// Solves A X = B in place of B (n x k) with sytrf_lower's L D L^T of A
-// (LAPACK sytrs, lower): L D Y = P^T B forward, then L^T X = Y backward, the
-// interchanges applied as sytrf recorded them; an item per column of B.
+// Solves A X = B in place of B (n x k) with sytrf_lower's L D L^T (herm:
+// L D L^H) of A (LAPACK sytrs / zsytrs / zhetrs, lower): L D Y = P^T B
+// forward, then L^T X = Y (L^H) backward, the interchanges applied as sytrf
+// recorded them; an item per column of B.
 __kernel void sytrs_lower(__global const char* ab, ulong ao, __global const char* pb, ulong po, __global char* bb,
                           ulong bo, long n, long k, long ars, long acs, long ams, long brs, long bcs, long bms,
-                          long nb) {
+                          long nb, int herm) {
   GRID_LOOP(idx, nb * k) {
     const long bt = idx / k, c = idx % k;
     __global const T* a = PTR(const T, ab, ao) + bt * ams;
@@ -565,34 +590,35 @@ __kernel void sytrs_lower(__global const char* ab, ulong ao, __global const char
       if (piv[s] > 0) {
         const long p = piv[s] - 1;
         if (p != s) SWAP_X(s, p);
-        for (long i = s + 1; i < n; ++i) X_(i) -= A_(i, s) * X_(s);
-        X_(s) *= 1 / A_(s, s);
+        for (long i = s + 1; i < n; ++i) X_(i) -= MUL(A_(i, s), X_(s));
+        X_(s) = herm ? X_(s) / RE(A_(s, s)) : DIV(X_(s), A_(s, s));
         s += 1;
       } else {
         const long p = -piv[s] - 1;
         if (p != s + 1) SWAP_X(s + 1, p);
-        for (long i = s + 2; i < n; ++i) X_(i) -= A_(i, s) * X_(s);
-        for (long i = s + 2; i < n; ++i) X_(i) -= A_(i, s + 1) * X_(s + 1);
-        const R akm1k = A_(s + 1, s), akm1 = A_(s, s) / akm1k, ak = A_(s + 1, s + 1) / akm1k;
-        const R denom = akm1 * ak - 1;
-        const R bkm1 = X_(s) / akm1k, bk = X_(s + 1) / akm1k;
-        X_(s) = (ak * bkm1 - bk) / denom;
-        X_(s + 1) = (akm1 * bk - bkm1) / denom;
+        for (long i = s + 2; i < n; ++i) X_(i) -= MUL(A_(i, s), X_(s));
+        for (long i = s + 2; i < n; ++i) X_(i) -= MUL(A_(i, s + 1), X_(s + 1));
+        const T akm1k = A_(s + 1, s);
+        const T akm1 = DIV(A_(s, s), HC(akm1k)), ak = DIV(A_(s + 1, s + 1), akm1k);
+        const T denom = MUL(akm1, ak) - FROM_R(1);
+        const T bkm1 = DIV(X_(s), HC(akm1k)), bk = DIV(X_(s + 1), akm1k);
+        X_(s) = DIV(MUL(ak, bkm1) - bk, denom);
+        X_(s + 1) = DIV(MUL(akm1, bk) - bkm1, denom);
         s += 2;
       }
     }
     for (long s = n - 1; s >= 0;) {
       if (piv[s] > 0) {
-        R dot = 0;
-        for (long i = s + 1; i < n; ++i) dot += A_(i, s) * X_(i);
+        T dot = FROM_R(0);
+        for (long i = s + 1; i < n; ++i) dot += MUL(HC(A_(i, s)), X_(i));
         X_(s) -= dot;
         const long p = piv[s] - 1;
         if (p != s) SWAP_X(s, p);
         s -= 1;
       } else {
-        R dot = 0, dot1 = 0;
-        for (long i = s + 1; i < n; ++i) dot += A_(i, s) * X_(i);
-        for (long i = s + 1; i < n; ++i) dot1 += A_(i, s - 1) * X_(i);
+        T dot = FROM_R(0), dot1 = FROM_R(0);
+        for (long i = s + 1; i < n; ++i) dot += MUL(HC(A_(i, s)), X_(i));
+        for (long i = s + 1; i < n; ++i) dot1 += MUL(HC(A_(i, s - 1)), X_(i));
         X_(s) -= dot;
         X_(s - 1) -= dot1;
         const long p = -piv[s] - 1;
@@ -605,5 +631,5 @@ __kernel void sytrs_lower(__global const char* ab, ulong ao, __global const char
 #undef SWAP_X
   }
 }
-
-#endif  // !LA_COMPLEX
+#undef HC
+#undef DIAG_ABS

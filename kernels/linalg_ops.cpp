@@ -343,14 +343,14 @@ void unpack_pivots_kernel(at::TensorIterator& iter, int64_t dim_size, int64_t ma
 // gate): `hermitian` means the same as symmetric there; ATen's API always
 // asks for the lower triangle.
 void ldl_factor_kernel(const Tensor& LD, const Tensor& pivots, const Tensor& infos, bool upper, bool hermitian) {
-  (void)hermitian;
-  TORCH_INTERNAL_ASSERT(!upper && !LD.is_complex(), "torch_ocl: ldl_factor takes real matrices, lower triangle");
+  TORCH_INTERNAL_ASSERT(!upper, "torch_ocl: ldl_factor takes the lower triangle");
   Matrices a = matrices(LD);
   if (a.count == 0) return;
   const Tensor piv = contiguous_ints(pivots), inf = contiguous_ints(infos);
   Launch l = linalg_launch(a.t, "sytrf_lower");
   const size_t local = group_size(l, a.rows);
   l.tensor(a.t).tensor(piv).tensor(inf).value(a.rows).value(a.rs).value(a.cs).value(a.ms).value(a.count);
+  l.value<cl_int>(hermitian && LD.is_complex());
   run_per_matrix(l, local, a.count);
   finish(a, LD);
   if (!piv.is_same(pivots)) pivots.copy_(piv);
@@ -360,8 +360,7 @@ void ldl_factor_kernel(const Tensor& LD, const Tensor& pivots, const Tensor& inf
 // result (B on entry) = A^-1 B from ldl_factor's LD and pivots (broadcast
 // over result's batch); an item per column of B.
 void ldl_solve_kernel(const Tensor& LD_in, const Tensor& pivots, const Tensor& result, bool upper, bool hermitian) {
-  (void)hermitian;
-  TORCH_INTERNAL_ASSERT(!upper && !LD_in.is_complex(), "torch_ocl: ldl_solve takes real matrices, lower triangle");
+  TORCH_INTERNAL_ASSERT(!upper, "torch_ocl: ldl_solve takes the lower triangle");
   if (result.numel() == 0) return;
   const auto batch = result.sizes().slice(0, result.dim() - 2);
   const Matrices a = matrices(expand_batch(resolved(LD_in), batch));
@@ -369,7 +368,7 @@ void ldl_solve_kernel(const Tensor& LD_in, const Tensor& pivots, const Tensor& r
   Matrices x = matrices(result);
   Launch l = linalg_launch(x.t, "sytrs_lower");
   l.input(a.t).input(piv).tensor(x.t).value(x.rows).value(x.cols).value(a.rs).value(a.cs).value(a.ms);
-  l.value(x.rs).value(x.cs).value(x.ms).value(x.count);
+  l.value(x.rs).value(x.cs).value(x.ms).value(x.count).value<cl_int>(hermitian && result.is_complex());
   l.run(static_cast<size_t>(x.count * x.cols));
   finish(x, result);
 }
@@ -698,8 +697,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_native_multi<structured__linalg_svd_out>(m, "_linalg_svd", "_linalg_svd.U", takes_linalg_complex);
   register_native_multi<structured_linalg_qr_out>(m, "linalg_qr", "linalg_qr.out", takes_linalg_complex);
   register_native_multi<structured_linalg_ldl_factor_ex_out>(m, "linalg_ldl_factor_ex", "linalg_ldl_factor_ex.out",
-                                                             takes_linalg);
-  register_native_multi<structured_linalg_ldl_solve_out>(m, "linalg_ldl_solve", "linalg_ldl_solve.out", takes_linalg);
+                                                             takes_linalg_complex);
+  register_native_multi<structured_linalg_ldl_solve_out>(m, "linalg_ldl_solve", "linalg_ldl_solve.out",
+                                                         takes_linalg_complex);
   register_op<&geqrf, takes_linalg_complex>(m, "geqrf");
   register_op<&geqrf_out, takes_linalg_complex>(m, "geqrf.a");
   register_op<&linalg_householder_product, takes_linalg_complex>(m, "linalg_householder_product");

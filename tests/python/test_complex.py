@@ -179,8 +179,8 @@ def test_unsupported_complex_ops_raise_like_cpu():
     assert str(ocl_err.value) == str(cpu_err.value)
     # A complex op without a complex kernel here is refused in strict mode.
     m = d.view(2, 2)
-    with torch.ocl.fallback_mode("error"), pytest.raises(RuntimeError, match="aten::linalg_ldl_factor_ex"):
-        torch.linalg.ldl_factor(m + m.mT)
+    with torch.ocl.fallback_mode("error"), pytest.raises(RuntimeError, match="aten::renorm"):
+        torch.renorm(m, 2, 0, 1.0)
 
 
 # ---- inverse trigonometric / hyperbolic, log / exp variants (kernels/complex_lib.cl) ----

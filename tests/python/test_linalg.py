@@ -387,6 +387,27 @@ def test_ldl_factor_singular_and_noncontiguous():
     run_both(lambda x: torch.linalg.ldl_factor(x[::2, ::2]), indefinite(12, 12), rtol=1e-9, atol=1e-9)
 
 
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=str)
+@pytest.mark.parametrize("hermitian", [False, True], ids=["symmetric", "hermitian"])
+def test_complex_ldl_matches_lapack(dtype, hermitian):
+    # zsytf2 (A = L D L^T) and zhetf2 (A = L D L^H: real 1x1 blocks, conjugated updates) with
+    # izamax's |re| + |im| pivot scans: the CPU's pivots, info and L / D; zsytrs / zhetrs solves
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype == torch.complex64 else dict(rtol=1e-9, atol=1e-9)
+    for seed, shape in enumerate([(4, 6, 6), (1, 1), (2, 13, 13)]):
+        a = rand(*shape, dtype=dtype, seed=seed)
+        a = a + (a.mH if hermitian else a.mT)
+        a[..., 0, 0] = 0 if shape[-1] > 1 else a[..., 0, 0]  # exchanged / 2x2 pivots
+        got = torch.linalg.ldl_factor_ex(a.to("ocl"), hermitian=hermitian)
+        expected = torch.linalg.ldl_factor_ex(a, hermitian=hermitian)
+        assert torch.equal(got.pivots.cpu(), expected.pivots) and torch.equal(got.info.cpu(), expected.info)
+        torch.testing.assert_close(got.LD.cpu(), expected.LD, **tol)
+        b = rand(*shape[:-1], 2, dtype=dtype, seed=9)
+        x = torch.linalg.ldl_solve(got.LD, got.pivots, b.to("ocl"), hermitian=hermitian)
+        torch.testing.assert_close(x.cpu(), torch.linalg.ldl_solve(expected.LD, expected.pivots, b, hermitian=hermitian),
+                                   **tol)
+    assert (torch.linalg.ldl_factor(a, hermitian=hermitian).pivots < 0).any()  # a 2x2 block was taken
+
+
 @pytest.mark.parametrize("b_shape", [(7, 3), (4, 7, 2), (7, 0)])
 def test_ldl_solve(b_shape):
     # LAPACK sytrs with the factor's pivots; the factor broadcasts over B's batch
