@@ -55,6 +55,8 @@ bool takes_linalg(c10::ScalarType t) {
 bool takes_linalg_complex(c10::ScalarType t) {
   return takes_linalg(t) || t == at::kComplexFloat || t == at::kComplexDouble;
 }
+// matrix_exp takes float16 / bfloat16 too (computed in float32, as the CPU's and CUDA's take them).
+bool takes_matrix_exp(c10::ScalarType t) { return takes_linalg_complex(t) || t == at::kHalf || t == at::kBFloat16; }
 
 // A batch of matrices as kernels/linalg.cl addresses it: matrix b's entry
 // (i, j) at b * ms + i * rs + j * cs elements into `t`. `t` is the tensor
@@ -635,6 +637,8 @@ Tensor cholesky_solve_helper(const Tensor& self, const Tensor& A, bool upper) {
 Tensor matrix_exp(const Tensor& self) {
   at::native::squareCheckInputs(self, "linalg.matrix_exp");
   at::native::checkFloatingOrComplex(self, "linalg.matrix_exp");
+  if (self.scalar_type() == at::kHalf || self.scalar_type() == at::kBFloat16)  // computed in float32, rounded once
+    return torch_ocl::matrix_exp(self.to(at::kFloat)).to(self.scalar_type());
   const int64_t n = self.size(-1);
   if (self.numel() == 0) return at::empty_like(self, at::MemoryFormat::Contiguous);
   if (n == 1) return self.exp();
@@ -707,7 +711,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_op<&ormqr, takes_linalg_complex>(m, "ormqr");
   register_op<&ormqr_out, takes_linalg_complex>(m, "ormqr.out");
   register_op<&linalg_lstsq_out, takes_linalg_complex>(m, "linalg_lstsq.out");
-  register_op<&torch_ocl::matrix_exp, takes_linalg_complex>(m, "linalg_matrix_exp");
+  register_op<&torch_ocl::matrix_exp, takes_matrix_exp>(m, "linalg_matrix_exp");
   register_op<&linalg_solve_triangular, takes_linalg_complex>(m, "linalg_solve_triangular");
   register_op<&linalg_solve_triangular_out, takes_linalg_complex>(m, "linalg_solve_triangular.out");
   register_op<&cholesky, takes_linalg_complex>(m, "cholesky");
