@@ -47,6 +47,19 @@ def check(fn, *args, backward=True, atol=1e-4, rtol=1e-4):
         assert_close(got.cpu(), want, atol=atol, rtol=rtol, equal_nan=True)
 
 
+def compiled_on_ocl(fn):
+    """fn compiled (Inductor's OpenCL generator) for ocl inputs, eager for the CPU reference."""
+    compiled = torch.compile(fn)
+    return lambda *args: (compiled if args[0].device.type != "cpu" else fn)(*args)
+
+
+def _inductor_graph(x, w, i):
+    # pointwise with broadcasting, a welford (var_mean) and a softmax reduction, an indirect load
+    h = torch.nn.functional.gelu(x * w + 1.0)
+    v, m = torch.var_mean(h, dim=1, keepdim=True)
+    return torch.softmax((h - m) / (v + 1e-5).sqrt(), dim=-1)[i % x.shape[0]], h.amax(0)
+
+
 x4 = r(2, 3, 5, 6)
 idx = torch.randint(0, 5, (7,))
 CASES = {
@@ -111,6 +124,7 @@ CASES = {
     "eig": lambda: (check(lambda a: (torch.linalg.eigvals(a), torch.linalg.eig(a)[1].abs()), r(2, 5, 5), backward=False),
                     check(lambda a: (torch.linalg.eigvals(a), torch.linalg.eig(a)[1].abs()),
                           torch.randn(4, 4, dtype=torch.complex64), backward=False)),
+    "inductor_generated": lambda: check(compiled_on_ocl(_inductor_graph), r(6, 37), r(37), idx),
     "cdist_pdist": lambda: check(lambda a, b: (torch.cdist(a, b, p=1.5), torch.pdist(a)), r(5, 3), r(4, 3)),
     # sort / select / scans
     "sort_topk": lambda: check(lambda a: (torch.sort(a, 1)[0], torch.topk(a, 3).values), r(4, 37)),
