@@ -10,13 +10,15 @@
   compiled (one fused kernel), PyTorch CPU, and a device copy of N float32
   (dst.copy_(src)), as effective bandwidth (bytes each must move / time).
 
-  PYTHONPATH=plugin_api/python python bench/bench_compile.py [--steps N] [--models gpt lstm] [--n 4000000] [--allow-rnn]
+  PYTHONPATH=plugin_api/python python bench/bench_compile.py [--steps N] [--models gpt lstm] [--n 4000000] [--rnn-break]
 
-Dynamo does not trace nn.LSTM by default (on any device): the compiled LSTM
-model runs its LSTM eagerly unless --allow-rnn.
+Dynamo traces nn.LSTM modules whose parameters are on ocl (torch_ocl's
+_compile.py); --rnn-break sets TORCH_OCL_COMPILE_RNN=0, Dynamo's default on
+other devices: a graph break, the LSTM runs eagerly.
 """
 
 import argparse
+import os
 import time
 
 import torch
@@ -83,10 +85,11 @@ def main():
     p.add_argument("--steps", type=int, default=5)
     p.add_argument("--models", nargs="*", default=["gpt", "lstm"])
     p.add_argument("--n", type=int, default=4_000_000)
-    p.add_argument("--allow-rnn", action="store_true",
-                   help="torch._dynamo.config.allow_rnn = True (Dynamo traces nn.LSTM instead of a graph break)")
+    p.add_argument("--rnn-break", action="store_true",
+                   help="TORCH_OCL_COMPILE_RNN=0: Dynamo graph-breaks at nn.LSTM (its default on other devices)")
     a = p.parse_args()
-    torch._dynamo.config.allow_rnn = a.allow_rnn
+    if a.rnn_break:
+        os.environ["TORCH_OCL_COMPILE_RNN"] = "0"
     print(torch.ocl.get_device_name(), "| torch", torch.__version__)
     for name in a.models:
         bench_model(name, a.steps)

@@ -182,15 +182,18 @@ bool use_small_n(const at::Tensor& out) {
          device_profile(out.device().index()).own_gemm && real_clblast_type(out.scalar_type());
 }
 
+// A kernel of blas_small.cl (one program per dtype).
+CachedKernel& blas_small_kernel(c10::DeviceIndex device, c10::ScalarType dtype, const char* name) {
+  return source_kernel(device, "blas_small", name, kernel_variant({static_cast<int>(dtype)}), [&] {
+    return dtype_preamble(dtype) + (dtype == c10::kDouble ? "#define ACC8 double8\n#define CONVERT_ACC8(x) (x)\n"
+                                                          : "#define ACC8 float8\n#define CONVERT_ACC8(x) (x)\n");
+  });
+}
+
 void gemm_small_n(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, double alpha, double beta) {
   const auto dtype = out.scalar_type();
   const auto device = out.device().index();
-  auto small_kernel = [&](const char* name) -> CachedKernel& {
-    return source_kernel(device, "blas_small", name, kernel_variant({static_cast<int>(dtype)}), [&] {
-      return dtype_preamble(dtype) + (dtype == c10::kDouble ? "#define ACC8 double8\n#define CONVERT_ACC8(x) (x)\n"
-                                                            : "#define ACC8 float8\n#define CONVERT_ACC8(x) (x)\n");
-    });
-  };
+  auto small_kernel = [&](const char* name) -> CachedKernel& { return blas_small_kernel(device, dtype, name); };
   if (a.stride(1) == 1 && a.size(1) >= 8) {  // contiguous rows of A: dot products with B^T's rows
     const at::Tensor bt = b.t().contiguous();
     Launch l(device, small_kernel("gemm_small_n_rows"));
@@ -208,6 +211,43 @@ void gemm_small_n(const at::Tensor& out, const at::Tensor& a, const at::Tensor& 
   l.scalar(alpha, dtype).scalar(beta, dtype);
   // a few rows per work item: PoCL runs a work group's items as one vectorised loop
   l.run(static_cast<size_t>(out.size(0)));
+}
+
+// Tiny products on CPU devices whose A rows and B columns are contiguous (a
+// linear layer's x @ W^T): one launch of gemm_tiny (blas_small.cl) instead of
+// the tiled kernel's two (pack B, multiply) and addmm's addend copy. Below
+// about kTinyMacs multiply-adds the launches are the cost (an LSTM cell's
+// addmm, 8x24 @ 24x96 plus bias: 27 -> 13 us; mm 15 -> 9 us).
+constexpr int64_t kTinyMacs = 1 << 16;
+bool use_tiny(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b) {
+  static const bool enabled = [] {
+    const char* env = std::getenv("TORCH_OCL_TINY_GEMM");  // 0: no tiny kernel (for comparisons)
+    return !(env && std::string(env) == "0");
+  }();
+  const int64_t k = a.size(-1);
+  return enabled && (out.dim() == 2 || out.dim() == 3) && out.numel() * k <= kTinyMacs &&
+         (a.stride(-1) == 1 || k == 1) && (b.stride(-2) == 1 || k == 1) &&
+         device_profile(out.device().index()).own_gemm && real_clblast_type(out.scalar_type());
+}
+
+// out = alpha * a @ b + beta * addend (the addend broadcast to out's shape; it may be out).
+void gemm_tiny(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, double alpha, double beta,
+               const at::Tensor& addend) {
+  const auto dtype = out.scalar_type();
+  const auto device = out.device().index();
+  CachedKernel& kernel = blas_small_kernel(device, dtype, "gemm_tiny");
+  const bool batched = out.dim() == 3;
+  const at::Tensor d = addend.expand_as(out);
+  Launch l(device, kernel);
+  l.input(a).input(b).input(d).tensor(out);
+  l.value<int64_t>(out.size(-2)).value<int64_t>(out.size(-1)).value<int64_t>(a.size(-1)).value<int64_t>(out.numel());
+  auto batch_stride = [&](const at::Tensor& t) { return batched && t.size(0) != 1 ? t.stride(0) : int64_t{0}; };
+  l.value<int64_t>(batch_stride(a)).value<int64_t>(a.stride(-2));
+  l.value<int64_t>(batch_stride(b)).value<int64_t>(b.stride(-1));
+  for (const at::Tensor* t : {&d, &out})
+    l.value<int64_t>(batch_stride(*t)).value<int64_t>(t->stride(-2)).value<int64_t>(t->stride(-1));
+  l.scalar(alpha, dtype).scalar(beta, dtype);
+  l.run(static_cast<size_t>(out.numel()));
 }
 
 struct TileShape {
@@ -282,6 +322,7 @@ void gemm(const at::Tensor& out, const at::Tensor& a_in, const at::Tensor& b_in,
     out.copy_(out32);
     return;
   }
+  if (use_tiny(out, a, b)) return gemm_tiny(out, a, b, alpha.real(), beta.real(), out);
   if (use_small_n(out)) return gemm_small_n(out, a, b, alpha.real(), beta.real());
   if (out.dim() == 2 && out.size(0) <= kSmallN && !use_own_gemm(out) && use_small_n(out.t()))  // out^T = b^T @ a^T
     return gemm_small_n(out.t(), b.t(), a.t(), alpha.real(), beta.real());
@@ -331,6 +372,12 @@ void matmul_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor& s
 void addmm_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor& self, const at::Tensor& mat1,
                 const at::Tensor& mat2, const c10::Scalar& beta, const c10::Scalar& alpha) {
   const Coef b = beta.toComplexDouble();
+  if (out.numel() != 0 && mat1.size(1) != 0 && alpha.toComplexDouble() != 0.0 && use_tiny(out, mat1, mat2)) {
+    // the addend is read in the product's kernel (no copy into out first)
+    check_same_dtype(mat1, mat2);
+    c10::DeviceGuard guard(out.device());
+    return gemm_tiny(out, mat1.resolve_conj(), mat2.resolve_conj(), alpha.to<double>(), b.real(), self);
+  }
   if (b != 0.0 && !out.is_same(self)) out.copy_(self.expand_as(out));
   gemm(out, mat1, mat2, alpha.toComplexDouble(), b);
 }

@@ -76,3 +76,33 @@ __kernel void gemm_small_n_rows(__global char* ab, ulong ao, __global char* bb, 
     }
   }
 }
+
+// Tiny products (launcher: kernels/blas.cpp, gemm_tiny): C = alpha * A @ B + beta * D over a batch,
+// for rows of A and columns of B that are contiguous (a linear layer's x @ W^T): one work item per
+// element of C, an 8-wide dot product. Other strides in elements; batch stride 0 broadcasts. D is C
+// itself or addmm's broadcast addend, read only when beta != 0: one launch where the tiled kernel
+// takes three (addend copy, packing B, product).
+__kernel void gemm_tiny(__global char* ab, ulong ao, __global char* bb, ulong bo, __global char* db, ulong d_o,
+                        __global char* cb, ulong co, long M, long N, long K, long total, long a_bs, long a_rs,
+                        long b_bs, long b_cs, long d_bs, long d_rs, long d_cs, long c_bs, long c_rs, long c_cs,
+                        ACC alpha, ACC beta) {
+  __global const ST* A = PTR(ST, ab, ao);
+  __global const ST* B = PTR(ST, bb, bo);
+  __global const ST* D = PTR(ST, db, d_o);
+  __global ST* C = PTR(ST, cb, co);
+  for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
+    // 32-bit division (64-bit division is a library call on CPUs): total < 2^31 here
+    const uint iu = (uint)i, nu = (uint)N, rows = iu / nu;
+    const long col = iu - rows * nu, row = rows % (uint)M, bat = rows / (uint)M;
+    __global const ST* a = A + bat * a_bs + row * a_rs;
+    __global const ST* b = B + bat * b_bs + col * b_cs;
+    ACC8 acc8 = 0;
+    long k = 0;
+    for (; k + 8 <= K; k += 8) acc8 += CONVERT_ACC8(vload8(0, a + k)) * CONVERT_ACC8(vload8(0, b + k));
+    ACC acc = HSUM8(acc8);
+    for (; k < K; ++k) acc += (ACC)a[k] * (ACC)b[k];
+    const ACC d = beta == 0 ? (ACC)0 : beta * (ACC)D[bat * d_bs + row * d_rs + col * d_cs];
+    C[bat * c_bs + row * c_rs + col * c_cs] = (ST)(beta == 0 ? alpha * acc : alpha * acc + d);
+  }
+}
+

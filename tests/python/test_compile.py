@@ -262,3 +262,45 @@ def test_fma_is_generated():
     code = run_and_get_code(torch.compile(fn), x, y, z)[1][0]
     assert "fma(" in code
     torch.testing.assert_close(torch.compile(fn)(x, y, z).cpu(), x.cpu() * y.cpu() + z.cpu() + torch.lerp(x.cpu(), y.cpu(), 0.3))
+
+
+def _rnn_loss(mod, x):
+    out, state = mod(x)
+    hidden = state if isinstance(state, torch.Tensor) else sum(s.sum() for s in state)
+    return out.sum() + hidden.sum() * 2
+
+
+@pytest.mark.parametrize("cls", [torch.nn.LSTM, torch.nn.GRU, torch.nn.RNN], ids=["lstm", "gru", "rnn"])
+def test_rnn_modules_on_ocl_are_traced(cls, monkeypatch):
+    """Dynamo graph-breaks at nn.RNN/GRU/LSTM on every device unless
+    allow_rnn is set; modules whose parameters are on ocl are traced (one
+    graph), others keep Dynamo's default, and TORCH_OCL_COMPILE_RNN=0
+    restores the break on ocl."""
+    m = cls(4, 5, num_layers=2, batch_first=True, bidirectional=True)
+    x = torch.randn(2, 3, 4)
+    on_cpu = torch._dynamo.explain(_rnn_loss)(m, x)
+    assert on_cpu.graph_count == 0  # Dynamo's default: the RNN runs eagerly
+    m_ocl = cls(4, 5, num_layers=2, batch_first=True, bidirectional=True).to("ocl")
+    traced = torch._dynamo.explain(_rnn_loss)(m_ocl, x.to("ocl"))
+    assert (traced.graph_count, traced.graph_break_count) == (1, 0)
+    torch._dynamo.reset()
+    monkeypatch.setenv("TORCH_OCL_COMPILE_RNN", "0")
+    assert torch._dynamo.explain(_rnn_loss)(m_ocl, x.to("ocl")).graph_count == 0
+
+
+def test_compiled_lstm_matches_cpu_forward_and_backward():
+    """The traced LSTM (cells unrolled into the graph, one fused kernel per
+    cell and direction) gives the CPU's loss and gradients."""
+    torch.manual_seed(0)
+    m = torch.nn.LSTM(6, 8, num_layers=2, batch_first=True, bidirectional=True)
+    x = torch.randn(3, 4, 6)
+    m_ocl = type(m)(6, 8, num_layers=2, batch_first=True, bidirectional=True)
+    m_ocl.load_state_dict(m.state_dict())
+    m_ocl.to("ocl")
+    got = torch.compile(_rnn_loss)(m_ocl, x.to("ocl"))
+    got.backward()
+    expected = _rnn_loss(m, x)
+    expected.backward()
+    assert_matches_cpu(got.detach(), expected.detach(), rtol=1e-5, atol=1e-4)
+    for p, q in zip(m_ocl.parameters(), m.parameters()):
+        assert_matches_cpu(p.grad, q.grad, rtol=1e-4, atol=1e-5)

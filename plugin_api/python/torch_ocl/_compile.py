@@ -14,6 +14,8 @@ wrapper_set_seed, freeze_rng_state) runs it eagerly behind a graph break
 instead of resuming inside no_dispatch() with fake tensors. A third one
 makes the special functions the generator does not write (digamma, i0,
 erfinv, the Bessel functions, ...) eager ocl calls inside compiled graphs.
+A fourth one lets Dynamo trace nn.RNN/GRU/LSTM modules whose parameters
+live on ocl (see _trace_rnn_modules_on_ocl).
 """
 
 import importlib.abc
@@ -23,6 +25,7 @@ import sys
 _CODEGEN_REGISTRY = "torch._inductor.codegen.common"
 _TRACE_RULES = "torch._dynamo.trace_rules"
 _LOWERING = "torch._inductor.lowering"
+_DYNAMO_BUILDER = "torch._dynamo.variables.builder"
 
 
 def _real(name):
@@ -147,8 +150,42 @@ def _eager_special_functions_on_ocl(lowering):
                 lowering.lowerings[op] = lower
 
 
+def _trace_rnn_modules_on_ocl(builder):
+    """Dynamo graph-breaks at every nn.RNN/GRU/LSTM unless
+    torch._dynamo.config.allow_rnn is set, on every device: CUDA runs the
+    module as one cuDNN call either way. On ocl the eager module is a GEMM
+    plus a few small kernels per cell, time step and direction, so a break
+    there leaves most of an RNN model's launches unfused (compiled LSTM
+    classifier 1.06x eager). For modules whose parameters are on ocl, Dynamo
+    traces them (allow_rnn for that module only): the cells unroll into the
+    graph and each fuses into one generated kernel. Modules on other devices
+    keep Dynamo's default; TORCH_OCL_COMPILE_RNN=0 restores the break on ocl
+    too."""
+    import os
+
+    import torch
+    from torch._dynamo import config
+
+    builder_class = getattr(builder, "VariableBuilder", None)
+    wrap_module = getattr(builder_class, "wrap_module", None)
+    if wrap_module is None:  # another Dynamo: keep its behaviour
+        return
+
+    def on_ocl(module):
+        return any(p.device.type == "ocl" for p in module.parameters(recurse=False))
+
+    def wrap_ocl_rnn(self, value):
+        if (isinstance(value, torch.nn.RNNBase) and not config.allow_rnn and on_ocl(value)
+                and os.environ.get("TORCH_OCL_COMPILE_RNN", "1") != "0"):
+            with config.patch(allow_rnn=True):
+                return wrap_module(self, value)
+        return wrap_module(self, value)
+
+    builder_class.wrap_module = wrap_ocl_rnn
+
+
 _ON_IMPORT = {_CODEGEN_REGISTRY: _register, _TRACE_RULES: _skip_device_module,
-              _LOWERING: _eager_special_functions_on_ocl}
+              _LOWERING: _eager_special_functions_on_ocl, _DYNAMO_BUILDER: _trace_rnn_modules_on_ocl}
 
 
 class _Hook(importlib.abc.MetaPathFinder):
