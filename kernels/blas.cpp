@@ -213,11 +213,12 @@ void gemm_small_n(const at::Tensor& out, const at::Tensor& a, const at::Tensor& 
   l.run(static_cast<size_t>(out.size(0)));
 }
 
-// Tiny products on CPU devices whose A rows and B columns are contiguous (a
-// linear layer's x @ W^T): one launch of gemm_tiny (blas_small.cl) instead of
-// the tiled kernel's two (pack B, multiply) and addmm's addend copy. Below
-// about kTinyMacs multiply-adds the launches are the cost (an LSTM cell's
-// addmm, 8x24 @ 24x96 plus bias: 27 -> 13 us; mm 15 -> 9 us).
+// Tiny products on CPU devices: one launch of gemm_tiny (blas_small.cl; A's
+// rows and B's columns contiguous, a linear layer's x @ W^T) or
+// gemm_tiny_b_rows (B's rows contiguous: x @ W, W^T @ x) instead of the tiled
+// kernel's two (pack B, multiply) and addmm's addend copy. Below about
+// kTinyMacs multiply-adds the launches are the cost (an LSTM cell's addmm,
+// 8x24 @ 24x96 plus bias: 27 -> 12 us; 16x16x16 mm 12 -> 7 us).
 constexpr int64_t kTinyMacs = 1 << 16;
 bool use_tiny(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b) {
   static const bool enabled = [] {
@@ -226,7 +227,7 @@ bool use_tiny(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b) {
   }();
   const int64_t k = a.size(-1);
   return enabled && (out.dim() == 2 || out.dim() == 3) && out.numel() * k <= kTinyMacs &&
-         (a.stride(-1) == 1 || k == 1) && (b.stride(-2) == 1 || k == 1) &&
+         (((a.stride(-1) == 1 || k == 1) && (b.stride(-2) == 1 || k == 1)) || b.stride(-1) == 1) &&
          device_profile(out.device().index()).own_gemm && real_clblast_type(out.scalar_type());
 }
 
@@ -235,19 +236,23 @@ void gemm_tiny(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, 
                const at::Tensor& addend) {
   const auto dtype = out.scalar_type();
   const auto device = out.device().index();
-  CachedKernel& kernel = blas_small_kernel(device, dtype, "gemm_tiny");
+  const int64_t k = a.size(-1), n = out.size(-1);
+  const bool dot = (a.stride(-1) == 1 || k == 1) && (b.stride(-2) == 1 || k == 1);  // else B's rows are contiguous
+  CachedKernel& kernel = blas_small_kernel(device, dtype, dot ? "gemm_tiny" : "gemm_tiny_b_rows");
   const bool batched = out.dim() == 3;
   const at::Tensor d = addend.expand_as(out);
+  const int64_t items = dot ? out.numel() : out.numel() / std::max<int64_t>(n, 1) * ((n + 7) / 8);
   Launch l(device, kernel);
   l.input(a).input(b).input(d).tensor(out);
-  l.value<int64_t>(out.size(-2)).value<int64_t>(out.size(-1)).value<int64_t>(a.size(-1)).value<int64_t>(out.numel());
+  l.value<int64_t>(out.size(-2)).value<int64_t>(n).value<int64_t>(k).value<int64_t>(items);
   auto batch_stride = [&](const at::Tensor& t) { return batched && t.size(0) != 1 ? t.stride(0) : int64_t{0}; };
   l.value<int64_t>(batch_stride(a)).value<int64_t>(a.stride(-2));
-  l.value<int64_t>(batch_stride(b)).value<int64_t>(b.stride(-1));
+  if (!dot) l.value<int64_t>(a.stride(-1));
+  l.value<int64_t>(batch_stride(b)).value<int64_t>(dot ? b.stride(-1) : b.stride(-2));
   for (const at::Tensor* t : {&d, &out})
     l.value<int64_t>(batch_stride(*t)).value<int64_t>(t->stride(-2)).value<int64_t>(t->stride(-1));
   l.scalar(alpha, dtype).scalar(beta, dtype);
-  l.run(static_cast<size_t>(out.numel()));
+  l.run(static_cast<size_t>(items));
 }
 
 struct TileShape {

@@ -106,3 +106,38 @@ __kernel void gemm_tiny(__global char* ab, ulong ao, __global char* bb, ulong bo
   }
 }
 
+
+// The same for contiguous rows of B (x @ W, and the weight gradient dW^T @ x of a linear layer):
+// one work item per 8 consecutive elements of a row of C, B's rows read 8 wide.
+__kernel void gemm_tiny_b_rows(__global char* ab, ulong ao, __global char* bb, ulong bo, __global char* db,
+                               ulong d_o, __global char* cb, ulong co, long M, long N, long K, long total,
+                               long a_bs, long a_rs, long a_cs, long b_bs, long b_rs, long d_bs, long d_rs,
+                               long d_cs, long c_bs, long c_rs, long c_cs, ACC alpha, ACC beta) {
+  __global const ST* A = PTR(ST, ab, ao);
+  __global const ST* B = PTR(ST, bb, bo);
+  __global const ST* D = PTR(ST, db, d_o);
+  __global ST* C = PTR(ST, cb, co);
+  const uint n8 = (uint)((N + 7) / 8);
+  for (long i = get_global_id(0); i < total; i += get_global_size(0)) {  // total = batch * M * n8
+    const uint iu = (uint)i, rows = iu / n8;
+    const long col = (long)(iu - rows * n8) * 8, row = rows % (uint)M, bat = rows / (uint)M;
+    __global const ST* a = A + bat * a_bs + row * a_rs;
+    __global const ST* b = B + bat * b_bs + col;
+    const long d_off = bat * d_bs + row * d_rs + col * d_cs, c_off = bat * c_bs + row * c_rs + col * c_cs;
+    if (col + 8 <= N) {
+      ACC8 acc = 0;
+      for (long k = 0; k < K; ++k) acc += (ACC)a[k * a_cs] * CONVERT_ACC8(vload8(0, b + k * b_rs));
+      for (int j = 0; j < 8; ++j) {
+        const ACC v = alpha * acc[j];
+        C[c_off + j * c_cs] = (ST)(beta == 0 ? v : v + beta * (ACC)D[d_off + j * d_cs]);
+      }
+    } else {
+      for (long j = 0; col + j < N; ++j) {
+        ACC acc = 0;
+        for (long k = 0; k < K; ++k) acc += (ACC)a[k * a_cs] * (ACC)b[k * b_rs + j];
+        const ACC v = alpha * acc;
+        C[c_off + j * c_cs] = (ST)(beta == 0 ? v : v + beta * (ACC)D[d_off + j * d_cs]);
+      }
+    }
+  }
+}

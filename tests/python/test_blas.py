@@ -349,30 +349,37 @@ def test_skinny_mm_addmm(strict, dtype, mkn, kind):
     compare(out, a @ b)
 
 
-# tiny products with contiguous A rows and B columns (a linear layer's x @ W^T, <= 65536
-# multiply-adds: kernels/blas_small.cl gemm_tiny on CPU devices, addmm's addend read in the kernel) --
+# tiny products (<= 65536 multiply-adds) on CPU devices: kernels/blas_small.cl gemm_tiny (contiguous
+# A rows and B columns: a linear layer's x @ W^T) and gemm_tiny_b_rows (contiguous B rows: x @ W,
+# W^T @ x), with addmm's addend read in the kernel -------------------------------------------------
 
 @pytest.mark.parametrize("beta,alpha", [(0, 1), (1, 1), (0.5, -2), (2, 0)])
-@pytest.mark.parametrize("mkn", [(8, 24, 96), (1, 1, 1), (3, 7, 5), (9, 16, 1), (40, 40, 40)],
+@pytest.mark.parametrize("mkn", [(8, 24, 96), (1, 1, 1), (3, 7, 5), (9, 16, 1), (40, 40, 40), (4, 3, 17)],
                          ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("b_layout", ["cols", "rows"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=dname)
-def test_tiny_linear_addmm(strict, dtype, mkn, beta, alpha):
+def test_tiny_addmm(strict, dtype, b_layout, mkn, beta, alpha):
     m, k, n = mkn
     x, w = make(dtype, (m, k), 90), make(dtype, (n, k), 91)
-    for addend in (make(dtype, (n,), 92), make(dtype, (m, 1), 93), make(dtype, (m, n), 94)):
-        if beta == 0:
-            addend = addend.fill_(NAN)  # beta == 0: NaN in self must not leak
-        compare(torch.addmm(addend.to("ocl"), x.to("ocl"), w.to("ocl").t(), beta=beta, alpha=alpha),
-                torch.addmm(addend, x, w.t(), beta=beta, alpha=alpha))
+
+    def mat2():
+        return w.to("ocl").t() if b_layout == "cols" else w.t().contiguous().to("ocl")
+
+    for xo in (x.to("ocl"), x.t().contiguous().to("ocl").t()):  # A by rows, A by columns
+        for addend in (make(dtype, (n,), 92), make(dtype, (m, 1), 93), make(dtype, (m, n), 94)):
+            if beta == 0:
+                addend = addend.fill_(NAN)  # beta == 0: NaN in self must not leak
+            compare(torch.addmm(addend.to("ocl"), xo, mat2(), beta=beta, alpha=alpha),
+                    torch.addmm(addend, x, w.t(), beta=beta, alpha=alpha))
     full = make(dtype, (m, n), 95)
     y = full.to("ocl")
-    y.addmm_(x.to("ocl"), w.to("ocl").t(), beta=beta, alpha=alpha)  # the addend is the output
+    y.addmm_(x.to("ocl"), mat2(), beta=beta, alpha=alpha)  # the addend is the output
     compare(y, torch.addmm(full, x, w.t(), beta=beta, alpha=alpha))
     out = torch.full((n, m), NAN, dtype=dtype, device="ocl").t()  # column-major out
-    torch.addmm(full.to("ocl"), x.to("ocl"), w.to("ocl").t(), beta=beta, alpha=alpha, out=out)
+    torch.addmm(full.to("ocl"), x.to("ocl"), mat2(), beta=beta, alpha=alpha, out=out)
     compare(out, torch.addmm(full, x, w.t(), beta=beta, alpha=alpha))
-    compare(torch.mm(x.to("ocl"), w.to("ocl").t()), x @ w.t())
-    compare(torch.bmm(x.expand(3, m, k).to("ocl"), w.t().expand(3, k, n).to("ocl")),
+    compare(torch.mm(x.to("ocl"), mat2()), x @ w.t())
+    compare(torch.bmm(x.expand(3, m, k).to("ocl"), mat2().expand(3, k, n)),
             torch.bmm(x.expand(3, m, k), w.t().expand(3, k, n)))
 
 
