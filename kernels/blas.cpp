@@ -98,8 +98,15 @@ bool real_clblast_type(c10::ScalarType t) { return t == c10::kFloat || t == c10:
 bool clblast_type(c10::ScalarType t) {
   return real_clblast_type(t) || t == c10::kComplexFloat || t == c10::kComplexDouble;
 }
-// Computed natively: CLBlast's types, and half types through float32.
-bool gemm_native(c10::ScalarType t) { return clblast_type(t) || t == c10::kHalf || t == c10::kBFloat16; }
+// The CPU's integer product types (not bool, not uint16/32/64): kernels/blas_integer.cl.
+bool integer_product_type(c10::ScalarType t) {
+  return t == c10::kByte || t == c10::kChar || t == c10::kShort || t == c10::kInt || t == c10::kLong;
+}
+// Computed natively: CLBlast's types, half types through float32 and the
+// integer types (the others go to the CPU, which raises).
+bool gemm_native(c10::ScalarType t) {
+  return clblast_type(t) || t == c10::kHalf || t == c10::kBFloat16 || integer_product_type(t);
+}
 bool half_type(c10::ScalarType t) { return t == c10::kHalf || t == c10::kBFloat16; }
 
 cl_command_queue blas_queue(const at::Tensor& t) {
@@ -118,8 +125,12 @@ T coef(Coef c) {
     return static_cast<T>(c.real());
   }
 }
-// beta as the Scalar of out.mul_(beta): real unless it has an imaginary part.
-c10::Scalar coef_scalar(Coef c) { return c.imag() == 0 ? c10::Scalar(c.real()) : c10::Scalar(c); }
+// beta as the Scalar of out.mul_(beta): an integer for integer products, real
+// unless it has an imaginary part otherwise.
+c10::Scalar coef_scalar(Coef c, c10::ScalarType dtype) {
+  if (integer_product_type(dtype)) return c10::Scalar(static_cast<int64_t>(c.real()));
+  return c.imag() == 0 ? c10::Scalar(c.real()) : c10::Scalar(c);
+}
 
 // out[b] = alpha * a[b] @ b[b] + beta * out[b]; out must be row-major.
 template <class T>
@@ -255,6 +266,27 @@ void gemm_tiny(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, 
   l.run(static_cast<size_t>(items));
 }
 
+// Integer products, any strides: out = alpha * a @ b + beta * addend (the addend
+// broadcast to out's shape; it may be out). 2-d or 3-d operands.
+void gemm_integer(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, Coef alpha, Coef beta,
+                  const at::Tensor& addend) {
+  const auto dtype = out.scalar_type();
+  const auto device = out.device().index();
+  CachedKernel& kernel = source_kernel(device, "blas_integer", "gemm_integer", kernel_variant({static_cast<int>(dtype)}),
+                                       [&] { return dtype_preamble(dtype); });
+  const bool batched = out.dim() == 3;
+  const at::Tensor d = addend.expand_as(out);
+  Launch l(device, kernel);
+  l.input(a).input(b).input(d).tensor(out);
+  l.value<int64_t>(out.size(-2)).value<int64_t>(out.size(-1)).value<int64_t>(a.size(-1)).value<int64_t>(out.numel());
+  for (const at::Tensor* t : {&a, &b, &d, &out}) {
+    l.value<int64_t>(batched && t->size(0) != 1 ? t->stride(0) : 0);
+    l.value<int64_t>(t->stride(-2)).value<int64_t>(t->stride(-1));
+  }
+  l.value<int64_t>(static_cast<int64_t>(alpha.real())).value<int64_t>(static_cast<int64_t>(beta.real()));
+  l.run(static_cast<size_t>(out.numel()));
+}
+
 struct TileShape {
   int tm, tn;
 };
@@ -312,12 +344,13 @@ void gemm(const at::Tensor& out, const at::Tensor& a_in, const at::Tensor& b_in,
   c10::DeviceGuard guard(out.device());
   if (a_in.size(-1) == 0 || alpha == 0.0) {  // nothing to multiply
     if (beta == 0.0) out.zero_();
-    else if (beta != 1.0) out.mul_(coef_scalar(beta));
+    else if (beta != 1.0) out.mul_(coef_scalar(beta, out.scalar_type()));
     return;
   }
   // A conjugate view reaches here (the Conjugate key passes mm through): the
   // kernels read memory, so the conjugate is taken first.
   const at::Tensor a = a_in.resolve_conj(), b = b_in.resolve_conj();
+  if (integer_product_type(out.scalar_type())) return gemm_integer(out, a, b, alpha, beta, out);
   if (!out.is_complex())
     TORCH_CHECK(alpha.imag() == 0 && beta.imag() == 0, "a complex alpha or beta for a real product of dtype ",
                 out.scalar_type());
@@ -368,7 +401,7 @@ void gemm_batched(const at::Tensor& out, const at::Tensor& a, const at::Tensor& 
 
 namespace {
 
-// mm and bmm (registered for gemm_native dtypes: the others run on the CPU).
+// mm and bmm (registered for gemm_native dtypes: bool runs on the CPU).
 void matmul_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor& self, const at::Tensor& mat2) {
   check_same_dtype(self, mat2);
   gemm(out, self, mat2, 1.0, 0.0);
@@ -393,10 +426,12 @@ void gemv(const at::Tensor& out, const at::Tensor& mat_in, const at::Tensor& vec
   c10::DeviceGuard guard(out.device());
   if (mat_in.size(1) == 0 || alpha == 0.0) {
     if (beta == 0.0) out.zero_();
-    else if (beta != 1.0) out.mul_(coef_scalar(beta));
+    else if (beta != 1.0) out.mul_(coef_scalar(beta, out.scalar_type()));
     return;
   }
   const at::Tensor mat = mat_in.resolve_conj(), vec = vec_in.resolve_conj();
+  if (integer_product_type(out.scalar_type()))
+    return gemm_integer(out.unsqueeze(1), mat, vec.unsqueeze(1), alpha, beta, out.unsqueeze(1));
   if (!out.is_complex())
     TORCH_CHECK(alpha.imag() == 0 && beta.imag() == 0, "a complex alpha or beta for a real product of dtype ",
                 out.scalar_type());
@@ -601,8 +636,8 @@ using ScalarRef = const c10::Scalar&;
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   using namespace at::meta;
-  // The matrix products run natively for gemm_native dtypes (CLBlast's, and
-  // half types through float32); other dtypes run on the CPU.
+  // The matrix products run natively for gemm_native dtypes (CLBlast's, half
+  // types through float32, integers); bool runs on the CPU (which raises).
   register_structured<structured_mm, &matmul_impl, TensorRef>(m, "mm", nullptr, "mm.out", gemm_native);
   register_structured<structured_bmm, &matmul_impl, TensorRef>(m, "bmm", nullptr, "bmm.out", gemm_native);
   register_structured<structured_addmm, &addmm_impl, TensorRef, TensorRef, ScalarRef, ScalarRef>(

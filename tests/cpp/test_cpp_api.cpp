@@ -24,13 +24,14 @@ TEST(CppApi, FallbackModeAndStats) {
   torch_ocl::reset_fallback_stats();
   torch_ocl::set_fallback_mode("silent");
   auto m = torch::tensor({2, 1, 1, 3}, torch::kLong).view({2, 2}).to(torch_ocl::device());
-  // Integer matrix products have no ocl kernel (CUDA has none either): they run on the CPU.
-  auto p = torch::mm(m, m).cpu();
-  EXPECT_EQ(p.sum().item<int64_t>(), 25);  // [[5, 5], [5, 10]]
+  // Integer convolutions have no ocl kernel (CUDA has none either): they run on the CPU.
+  auto conv = [](const torch::Tensor& x) { return torch::conv1d(x.view({1, 2, 2}), x.view({2, 2, 1})); };
+  auto p = conv(m).cpu();
+  EXPECT_EQ(p.sum().item<int64_t>(), 25);  // [[[5, 5], [5, 10]]]
   auto stats = torch_ocl::fallback_stats();
-  EXPECT_EQ(stats["aten::mm"], 1u);
+  EXPECT_EQ(stats["aten::convolution"], 1u);
   torch_ocl::set_fallback_mode("error");
-  EXPECT_THROW(torch::mm(m, m), c10::Error);
+  EXPECT_THROW(conv(m), c10::Error);
   torch_ocl::set_fallback_mode("warn");
   EXPECT_THROW(torch_ocl::set_fallback_mode("bogus"), c10::Error);
 }

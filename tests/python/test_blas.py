@@ -556,3 +556,52 @@ def test_complex_products_through_clblast(strict, dtype):
         torch.testing.assert_close(got.cpu(), f(a, b, c), **tol)
     x = torch.randn(4, 4, dtype=torch.complex128, generator=g, requires_grad=True)
     assert torch.autograd.gradcheck(lambda t: (t.to("ocl") @ t.to("ocl").mH).cpu(), (x,))
+
+
+# integer products (kernels/blas_integer.cl: 64-bit products and sums stored into the dtype, so
+# overflow wraps as on the CPU); bool has no product on the CPU or CUDA ----------------------------
+
+INT_DTYPES = [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8]
+
+
+def make_int(dtype, shape, seed, big=False):
+    g = torch.Generator().manual_seed(seed)
+    info = torch.iinfo(dtype)
+    lo, hi = (info.min, info.max) if big and dtype != torch.int64 else (max(info.min, -20), 21)
+    return torch.randint(lo, hi, shape, generator=g, dtype=torch.int64).to(dtype)
+
+
+@pytest.mark.parametrize("kind", ["contig", "T", "step"])
+@pytest.mark.parametrize("dtype", INT_DTYPES, ids=dname)
+def test_integer_products(strict, dtype, kind):
+    for big in (False, True):  # big: values over the dtype's range, products and sums wrap
+        a, b = make_int(dtype, (6, 9), 1, big), make_int(dtype, (9, 5), 2, big)
+        bias, vec = make_int(dtype, (5,), 3, big), make_int(dtype, (9,), 4, big)
+        ba, bb = make_int(dtype, (3, 6, 9), 5, big), make_int(dtype, (3, 9, 5), 6, big)
+        compare(torch.mm(layout(a, kind), layout(b, kind)), a @ b)
+        for beta, alpha in ((1, 1), (0, 2), (3, -1), (2, 0)):
+            compare(torch.addmm(bias.to("ocl"), layout(a, kind), b.to("ocl"), beta=beta, alpha=alpha),
+                    torch.addmm(bias, a, b, beta=beta, alpha=alpha))
+            compare(torch.addmv(bias[:1].expand(6).to("ocl"), layout(a, kind), vec.to("ocl"), beta=beta, alpha=alpha),
+                    torch.addmv(bias[:1].expand(6), a, vec, beta=beta, alpha=alpha))
+            compare(torch.baddbmm(bias.to("ocl"), layout(ba, kind), bb.to("ocl"), beta=beta, alpha=alpha),
+                    torch.baddbmm(bias, ba, bb, beta=beta, alpha=alpha))
+            compare(torch.addbmm(bias.to("ocl"), ba.to("ocl"), layout(bb, kind), beta=beta, alpha=alpha),
+                    torch.addbmm(bias, ba, bb, beta=beta, alpha=alpha))
+        compare(torch.matmul(layout(ba, kind), b.to("ocl")), ba @ b)
+        compare(torch.bmm(ba.to("ocl"), bb.to("ocl").expand(3, 9, 5)), torch.bmm(ba, bb))
+        out = torch.zeros(5, 6, dtype=dtype, device="ocl").t()  # column-major out
+        torch.mm(a.to("ocl"), layout(b, kind), out=out)
+        compare(out, a @ b)
+
+
+def test_integer_product_empty_and_bool_error(strict):
+    a, b = torch.ones(3, 0, dtype=torch.int64), torch.ones(0, 4, dtype=torch.int64)
+    compare(torch.mm(a.to("ocl"), b.to("ocl")), a @ b)  # K = 0: zeros
+    compare(torch.addmm(torch.full((4,), 7).to("ocl"), a.to("ocl"), b.to("ocl"), beta=2),
+            torch.addmm(torch.full((4,), 7), a, b, beta=2))
+    x = torch.ones(2, 2, dtype=torch.bool)
+    with pytest.raises(RuntimeError):
+        torch.mm(x, x)
+    with torch.ocl.fallback_mode("silent"), pytest.raises(RuntimeError):  # the CPU's error, through the fallback
+        torch.mm(x.to("ocl"), x.to("ocl"))

@@ -91,8 +91,7 @@ ROWS = [
     ("fft out=cpu", "native", lambda: torch.fft.fft(o(4), out=c(4, dtype=torch.complex64))),
     ("cdist cpu x2", "native", lambda: torch.cdist(o(3, 2), c(4, 2))),
     ("linalg.lstsq cpu b", "native", lambda: torch.linalg.lstsq(o(4, 3), c(4, 2))),
-    ("int64 mm out=cpu", "fallback", lambda: torch.mm(o(3, 3, dtype=torch.int64), o(3, 3, dtype=torch.int64),
-                                                      out=c(3, 3, dtype=torch.int64))),
+    ("mvlgamma out=cpu", "fallback", lambda: torch.mvlgamma(o(3).abs() + 1, 1, out=c(3))),
     ("lu_unpack cpu pivots", "native",
      lambda: torch.lu_unpack(o(3, 3), torch.tensor([1, 2, 3], dtype=torch.int32))),
     ("renorm out=cpu", "native", lambda: torch.renorm(o(3, 3), 2, 0, 1.0, out=c(3, 3))),
@@ -130,8 +129,8 @@ def test_every_row_raises_the_device_mismatch_error(quiet):
 def test_fallback_rows_are_fallback_ops(quiet):
     # The same ops on one device do run through the fallback (so the rows
     # above test the fallback's check, not a native kernel's).
-    a = o(3, 3, dtype=torch.int64)  # integer matrix products: the counted fallback (CUDA has none)
-    for call in (lambda: torch.mm(a, a), lambda: torch.mm(a, a, out=torch.empty(3, 3, dtype=torch.int64, device=D))):
+    a = o(3).abs() + 1  # mvlgamma's out= form: the counted fallback
+    for call in (lambda: a.mvlgamma_(1), lambda: torch.mvlgamma(a, 1, out=torch.empty(3, device=D))):
         torch.ocl.reset_fallback_stats()
         call()
         assert torch.ocl.fallback_stats(), call

@@ -11,6 +11,8 @@ import torch.nn.functional as F
 import torch_ocl
 from torch_ocl.testing import models
 
+from fallback_examples import int_conv
+
 LOW = [torch.float16, torch.bfloat16]
 
 
@@ -229,7 +231,7 @@ def test_profiler_table_device_time_fallbacks_and_trace(tmp_path):
         with torch_ocl.profiler.profile(trace=str(trace)) as prof:
             for _ in range(3):
                 b = torch.relu(a @ a)
-            torch.bmm(b[None, :4, :4].long(), b[None, :4, :4].long())  # integer products: the CPU fallback
+            int_conv(b[:2, :2].long())  # an int64 convolution: the CPU fallback
     rows = {r[0]: r for r in prof.rows()}
     assert rows["aten::mm"][1] == 3 and rows["aten::relu"][1] == 3
     assert rows["aten::mm"][2] > 0 and rows["aten::mm"][4] > 0  # host and device time

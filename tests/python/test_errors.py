@@ -7,6 +7,8 @@ import textwrap
 import pytest
 import torch
 
+from fallback_examples import CONV_OP, int_conv
+
 
 def test_bad_device_index():
     with pytest.raises(RuntimeError, match="ocl:99"):
@@ -101,18 +103,17 @@ def test_float8_tensors_store_bytes_as_on_cuda(dtype):
 
 
 def test_ops_without_kernels_run_on_the_counted_fallback(fallback_stats):
-    # ops without a kernel for a dtype (integer matrix products: CLBlast has
-    # no integer GEMM) go through the fallback (refused, with the op's name,
-    # in error mode).
-    c = torch.randint(-5, 5, (3, 3))
+    # ops without a kernel for a dtype (an int64 convolution) go through the
+    # fallback (refused, with the op's name, in error mode).
+    c = torch.randint(-5, 5, (2, 2))
     d = c.to("ocl")
     with torch.ocl.fallback_mode("silent"):
-        r = torch.mm(d, d)
+        r = int_conv(d)
     assert r.device.type == "ocl"
-    torch.testing.assert_close(r.cpu(), torch.mm(c, c))
-    assert fallback_stats().get("aten::mm", 0) >= 1
-    with torch.ocl.fallback_mode("error"), pytest.raises(RuntimeError, match="aten::mm"):
-        torch.mm(d, d)
+    torch.testing.assert_close(r.cpu(), int_conv(c))
+    assert fallback_stats().get(CONV_OP, 0) >= 1
+    with torch.ocl.fallback_mode("error"), pytest.raises(RuntimeError, match=CONV_OP):
+        int_conv(d)
 
 
 def test_fallback_keeps_a_sliced_input_non_contiguous():
@@ -166,11 +167,12 @@ def test_fallback_error_mode_env(run_python):
     code = textwrap.dedent(
         """
         import torch, torch_ocl
+        import torch.nn.functional as F
         print("mode:", torch.ocl.get_fallback_mode())
         x = torch.ones(4, device="ocl")
         try:
-            xc = x.long().view(2, 2)
-            torch.mm(xc, xc)  # integer: the CPU fallback
+            xc = x.long()
+            F.conv1d(xc.view(1, 2, 2), xc.view(2, 2, 1))  # int64 convolution: the CPU fallback
             print("no error")
         except RuntimeError as e:
             print("RuntimeError:", str(e).splitlines()[0])
@@ -181,15 +183,14 @@ def test_fallback_error_mode_env(run_python):
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = proc.stdout.strip().splitlines()
     assert lines[0] == "mode: error"
-    assert lines[1].startswith("RuntimeError:") and "aten::mm" in lines[1], lines[1]
+    assert lines[1].startswith("RuntimeError:") and CONV_OP in lines[1], lines[1]
     assert lines[2] == "native still works: 8.0"
 
 
 def test_fallback_error_mode_context(strict):
     assert torch.ocl.get_fallback_mode() == "error"
-    with pytest.raises(RuntimeError, match="aten::mm"):
-        x = torch.ones(2, 2, device="ocl", dtype=torch.int64)  # integer mm: no kernel
-        torch.mm(x, x)
+    with pytest.raises(RuntimeError, match=CONV_OP):
+        int_conv(torch.ones(2, 2, device="ocl", dtype=torch.int64))  # int64 convolution: no kernel
 
 
 def test_fallback_mode_invalid_name():
@@ -204,20 +205,23 @@ def test_fallback_warn_mode_warns_once_counts_all(run_python):
         """
         import warnings
         import torch, torch_ocl
+        import torch.nn.functional as F
         print("mode:", torch.ocl.get_fallback_mode())
-        x = torch.arange(4).view(2, 2).to("ocl")  # integer mm and mv: the CPU fallback
+        conv = lambda x: F.conv1d(x.view(1, 2, 2), x.view(2, 2, 1))
+        x = torch.arange(4).view(2, 2).to("ocl")  # int64 convolution and mvlgamma(out=): the CPU fallback
         xc = torch.arange(4).view(2, 2)
+        y = torch.full((3,), 2.5, device="ocl")
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            results = [torch.mm(x, x) for _ in range(3)]
-            torch.mv(x, x[0])
-            torch.mv(x, x[0])
-        print("mm warnings:", sum("aten::mm" in str(w.message) for w in caught))
-        print("mv warnings:", sum("aten::addmv_" in str(w.message) for w in caught))
+            results = [conv(x) for _ in range(3)]
+            torch.mvlgamma(y, 1, out=torch.empty_like(y))
+            torch.mvlgamma(y, 1, out=torch.empty_like(y))
+        print("conv warnings:", sum("aten::convolution" in str(w.message) for w in caught))
+        print("mvlgamma warnings:", sum("aten::mvlgamma.out" in str(w.message) for w in caught))
         stats = torch.ocl.fallback_stats()
-        print("mm calls:", sum(v for k, v in stats.items() if k.startswith("aten::mm")))
-        print("mv calls:", sum(v for k, v in stats.items() if k.startswith("aten::addmv_")))
-        print("correct:", all(torch.equal(r.cpu(), torch.mm(xc, xc)) for r in results))
+        print("conv calls:", sum(v for k, v in stats.items() if k.startswith("aten::convolution")))
+        print("mvlgamma calls:", sum(v for k, v in stats.items() if k.startswith("aten::mvlgamma.out")))
+        print("correct:", all(torch.equal(r.cpu(), conv(xc)) for r in results))
         torch.ocl.reset_fallback_stats()
         print("after reset:", torch.ocl.fallback_stats())
         """
@@ -227,10 +231,10 @@ def test_fallback_warn_mode_warns_once_counts_all(run_python):
     out = proc.stdout.strip().splitlines()
     assert out == [
         "mode: warn",
-        "mm warnings: 1",
-        "mv warnings: 1",
-        "mm calls: 3",
-        "mv calls: 2",
+        "conv warnings: 1",
+        "mvlgamma warnings: 1",
+        "conv calls: 3",
+        "mvlgamma calls: 2",
         "correct: True",
         "after reset: {}",
     ], proc.stdout + proc.stderr[-2000:]
@@ -238,14 +242,14 @@ def test_fallback_warn_mode_warns_once_counts_all(run_python):
 
 def test_fallback_stats_in_process(fallback_stats):
     x = torch.arange(4.0).to("ocl")
-    xc = x.long().view(2, 2)  # integer mm: the CPU fallback
+    xc = x.long().view(2, 2)  # int64 convolution: the CPU fallback
     with torch.ocl.fallback_mode("silent"):
         for _ in range(4):
-            r = torch.mm(xc, xc)
+            r = int_conv(xc)
     c = torch.arange(4).view(2, 2)
-    assert torch.equal(r.cpu(), torch.mm(c, c))
+    assert torch.equal(r.cpu(), int_conv(c))
     stats = fallback_stats()
-    assert sum(v for k, v in stats.items() if k.startswith("aten::mm")) == 4, stats
+    assert sum(v for k, v in stats.items() if k.startswith(CONV_OP)) == 4, stats
     assert all(k.startswith("aten::") for k in stats), stats
     torch.ocl.reset_fallback_stats()
     assert torch.ocl.fallback_stats() == {}
@@ -256,11 +260,11 @@ def test_fallback_stats_in_process(fallback_stats):
 
 
 def test_silent_mode_does_not_warn(fallback_stats, recwarn):
-    x = torch.arange(4).view(2, 2).to("ocl")  # integer mm: the CPU fallback
+    x = torch.arange(4).view(2, 2).to("ocl")  # int64 convolution: the CPU fallback
     with torch.ocl.fallback_mode("silent"):
-        torch.mm(x, x)
+        int_conv(x)
     assert not [w for w in recwarn if "torch_ocl" in str(w.message)]
-    assert any(k.startswith("aten::mm") for k in fallback_stats())
+    assert any(k.startswith(CONV_OP) for k in fallback_stats())
 
 
 def test_no_opencl_platform(run_python, tmp_path):

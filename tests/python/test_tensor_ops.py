@@ -8,6 +8,8 @@ import pytest
 import torch
 from torch.testing import assert_close
 
+from fallback_examples import CONV_OP, int_conv
+
 ALL_DTYPES = [
     torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
     torch.float16, torch.bfloat16, torch.float32, torch.float64,
@@ -577,16 +579,16 @@ def test_large_copy_roundtrip(strict):
 
 
 def test_non_native_op_falls_back(fallback_stats):
-    # Integer matrix products have no ocl kernel (CUDA has none either): they take the fallback.
+    # Integer convolutions have no ocl kernel (CUDA has none either): they take the fallback.
     a = torch.tensor([[2, 1], [1, 3]])
     with torch.ocl.fallback_mode("silent"):
-        p = torch.mm(a.to("ocl"), a.to("ocl"))
+        p = int_conv(a.to("ocl"))
     assert p.device.type == "ocl"
-    assert_close(p.cpu(), a @ a)
-    assert "aten::mm" in fallback_stats(), fallback_stats()
+    assert_close(p.cpu(), int_conv(a))
+    assert CONV_OP in fallback_stats(), fallback_stats()
     with torch.ocl.fallback_mode("error"):
-        with pytest.raises(RuntimeError, match="aten::mm"):
-            torch.mm(a.to("ocl"), a.to("ocl"))
+        with pytest.raises(RuntimeError, match=CONV_OP):
+            int_conv(a.to("ocl"))
 
 
 def test_many_dims_copy(strict):
