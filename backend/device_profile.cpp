@@ -34,7 +34,7 @@ DeviceProfile profile_for(const DeviceInfo& device) {
     p.kernel_copy = true;
     p.optim_per_item = 32;
     p.index_blocks = true;
-    p.scan_few_rows = 2 * std::max<int64_t>(1, device.compute_units);
+    p.scan_few_rows = 0;  // every row serial: the work-group scan's barriers cost 4-25x on PoCL (bench/README.md)
     p.own_gemm = true;
     p.submit_batch = 32;
   }

@@ -81,7 +81,7 @@ run_tests() {
   # point per kernel) on this device, whatever its kind: the kernel families
   # whose launchers branch on the profile, against the CPU again.
   t0=$SECONDS
-  local gpu_files="tests/python/test_pointwise_engine.py tests/python/test_reductions.py tests/python/test_indexing.py"
+  local gpu_files="tests/python/test_pointwise_engine.py tests/python/test_reductions.py tests/python/test_indexing.py tests/python/test_scans.py"
   step "Python tests under TORCH_OCL_DEVICE_PROFILE=gpu ($gpu_files)"
   TORCH_OCL_DEVICE_PROFILE=gpu $PY -c "import torch, torch_ocl; p = torch.ocl.get_device_properties().profile; assert p == 'gpu', p"
   if [ "$workers" = 0 ]; then

@@ -93,6 +93,38 @@ def test_dynamic_shapes():
         assert_matches_cpu(f(a.to("ocl"), b.to("ocl")), (a * b + 1).sum(0), rtol=1e-5, atol=1e-5)
 
 
+def test_dynamic_shapes_symbolic_row_count():
+    """Both sizes symbolic: the row count the kernel bounds its work items by
+    is a kernel parameter (it was renamed after the parameter list was made:
+    an undeclared identifier in the OpenCL source)."""
+    f = torch.compile(lambda a: ((a.sum(1) * 2).relu(), a.cumsum(0), a.amax(0)), dynamic=True)
+    for shape in ((5, 7), (6, 9), (33, 2)):
+        a = torch.randn(*shape)
+        assert_matches_cpu(f(a.to("ocl")), ((a.sum(1) * 2).relu(), a.cumsum(0), a.amax(0)), rtol=1e-5, atol=1e-5)
+
+
+SCANS = [
+    ("cumsum_fused", lambda x, y: (x.cumsum(1) * 2 + y).relu(), lambda: [torch.randn(5, 37), torch.randn(5, 37)]),
+    ("cumprod_dim0", lambda x: torch.cumprod(x, 0), lambda: [torch.rand(20, 4) + 0.5]),
+    ("logcumsumexp", lambda x: torch.logcumsumexp(x, 1), lambda: [torch.randn(3, 50)]),
+    ("cummax_values_indices", lambda x: torch.cummax(x, 1), lambda: [torch.randn(4, 25)]),
+    ("cummin_int64", lambda x: torch.cummin(x, 0), lambda: [torch.randint(-9, 9, (30, 3))]),
+    ("cumsum_long_row", lambda x: x.cumsum(0), lambda: [torch.randn(20000)]),
+]
+
+
+@pytest.mark.parametrize("name,fn,make", SCANS, ids=[c[0] for c in SCANS])
+def test_scans_are_generated(name, fn, make):
+    """Scans compile into the generated kernel on CPU devices (one work item
+    walks each row, as the eager kernels there); GPU-profile devices call the
+    eager work-group scan."""
+    args = make()
+    got, codes = run_and_get_code(torch.compile(fn), *[a.to("ocl") for a in args])
+    assert_matches_cpu(got, fn(*args), rtol=1e-5, atol=1e-5)
+    calls_eager = any("torch.ops.aten.cum" in c or "torch.ops.aten.logcum" in c for c in codes)
+    assert calls_eager == (torch.ocl.get_device_properties().profile != "cpu")
+
+
 def test_graph_break():
     def g(x):
         y = x.sin()

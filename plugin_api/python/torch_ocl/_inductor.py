@@ -34,6 +34,7 @@ import torch
 from sympy.printing.precedence import PRECEDENCE
 from torch._inductor.codegen.common import (
     CSE,
+    BackendFeature,
     CSEVariable,
     DeferredLine,
     DeviceOpOverrides,
@@ -45,6 +46,7 @@ from torch._inductor.codegen.common import (
 from torch._inductor.codegen.simd import IterationRangesEntry, SIMDKernel, SIMDScheduling
 from torch._inductor.codegen.wrapper import PythonWrapperCodegen
 from torch._inductor.utils import get_bounds_index_expr
+from torch.utils._ordered_set import OrderedSet
 from torch._inductor.virtualized import V, ops
 from torch.utils._sympy.printers import ExprPrinter as ExprPrinter_
 
@@ -471,6 +473,7 @@ class OclKernel(SIMDKernel):
         self.reduction_prologue = IndentedBuffer()   # accumulators, before the loop
         self.reduction_loop_open = False
         self.post_reduction = IndentedBuffer()       # finishing each accumulator after the loop
+        self.scan_cache: dict = {}
 
     # -- indexing (always in long) ---------------------------------------------
     def dtype_to_str(self, dtype: torch.dtype) -> str:
@@ -640,6 +643,38 @@ class OclKernel(SIMDKernel):
         self.compute.writeline(step)
         return self._result(acc, dtype)
 
+    def scan(self, dtypes, combine_fn, values):
+        """A scan along the reduction range: the work item walks its row in
+        order (the reduction loop), carrying one accumulator per value; the
+        first element initialises it (combine functions have no identity:
+        logcumsumexp's, cummax's (value, index) pairs). The scanned values are
+        used and stored inside the loop."""
+        assert self.inside_reduction
+        key = (tuple(dtypes), combine_fn, tuple(str(v) for v in values))
+        if key in self.scan_cache:  # cummax's values and indices: one scan, two outputs
+            return self.scan_cache[key]
+        self._open_reduction_loop(next(t for t in self.range_trees if t.is_reduction))
+        wide = [self._scan_carry_dtype(d) for d in dtypes]
+        carries = [self._acc(compute_type(w), "0") for w in wide]
+        first = self._acc("int", "1")
+        carry_vars = tuple(self.cse.namedvar(c, dtype=w) for c, w in zip(carries, wide))
+        combined = combine_fn(carry_vars, tuple(values))
+        self.compute.writelines([f"{c} = {first} ? ({compute_type(w)})({v}) : ({r});"
+                                 for c, w, v, r in zip(carries, wide, values, combined)] + [f"{first} = 0;"])
+        results = tuple(self.cse.generate(self.compute, f"({compute_type(d)})({c})", dtype=d)
+                        for d, c in zip(dtypes, carries))
+        self.scan_cache[key] = results
+        return results
+
+    @staticmethod
+    def _scan_carry_dtype(dtype):
+        # The CPU's scans carry float32 in double and half types in float
+        # (at::acc_type): a float32 carry drifts with the row length (a 20000-
+        # element cumsum 45x further from float64 than the CPU's).
+        if dtype == torch.float32 and torch.ocl.get_device_properties(torch.ocl.current_device()).fp64:
+            return torch.float64
+        return torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
+
     def _result(self, acc, dtype):
         var = self.cse.newvar(dtype=dtype)
         self.post_reduction.writeline(f"{compute_type(dtype)} {var} = {acc};")
@@ -672,6 +707,9 @@ class OclKernel(SIMDKernel):
     def codegen_kernel(self, name=None) -> str:
         self.codegen_body()
         code = IndentedBuffer()
+        xtree = [t for t in self.active_range_trees() if not t.is_reduction]
+        # (before the parameters: a symbolic size renamed here becomes one of them)
+        xnumel = self.sexpr(self.rename_indexing(xtree[0].numel)) if xtree else None
         params = []
         for outer, inner in self.args.output_buffers.items():
             if outer not in self.removed_buffers:
@@ -687,7 +725,6 @@ class OclKernel(SIMDKernel):
             params += ["__global int* ocl_flag", "int ocl_check"]
         code.writeline(f"__kernel void KERNEL_NAME({', '.join(params)}) {{")
         with code.indent():
-            xtree = [t for t in self.active_range_trees() if not t.is_reduction]
             block = self.elements_per_item()
             if xtree and block > 1:
                 # a block of elements per work item, as the eager engine on CPU
@@ -695,7 +732,7 @@ class OclKernel(SIMDKernel):
                 # vectorises it: an inlined polynomial such as erf's runs in
                 # SIMD lanes), the last block's tail does not
                 x = xtree[0]
-                numel = self.sexpr(self.rename_indexing(x.numel))
+                numel = xnumel
                 code.writeline(f"const long xbase_ = get_global_id(0) * {block};")
                 code.writeline(f"if (xbase_ + {block} <= {numel}) {{")
                 with code.indent():
@@ -715,7 +752,7 @@ class OclKernel(SIMDKernel):
                 if xtree:
                     x = xtree[0]
                     code.writeline(f"const long {x.name} = get_global_id(0);")
-                    code.writeline(f"if ({x.name} >= {self.sexpr(self.rename_indexing(x.numel))}) return;")
+                    code.writeline(f"if ({x.name} >= {xnumel}) return;")
                 self._splice_body(code)
         code.writeline("}")
         return code.getvalue()
@@ -771,6 +808,8 @@ class OclScheduling(SIMDScheduling):
         name = f"ocl_kernel_{wrapper.next_kernel_suffix()}"
         wrapper.src_to_kernel[src_code] = name
         source = _prelude(kernel.checked, kernel.atomics) + src_code.replace("KERNEL_NAME", name)
+        if "double" in src_code:  # (OpenCL C 1.2 compilers want the extension enabled)
+            source = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" + source
         wrapper.header.writeline(f"{name} = torch_ocl._inductor.GeneratedKernel({name!r}, '''")
         for line in source.splitlines():
             wrapper.header.writeline(line)
@@ -779,6 +818,17 @@ class OclScheduling(SIMDScheduling):
 
     def codegen_sync(self):
         pass
+
+    @classmethod
+    def get_backend_features(cls, device):
+        # Scans (cumsum, cumprod, logcumsumexp; cummax and cummin as tuple
+        # scans) are generated on CPU devices: OclKernel.scan walks each row in
+        # one work item, as the eager kernels do there. On GPUs a few long rows
+        # need the eager work-group scan: Inductor calls it (a fallback kernel).
+        index = device.index if device.index is not None else torch.ocl.current_device()
+        if torch.ocl.get_device_properties(index).profile != "cpu":
+            return OrderedSet()
+        return OrderedSet([BackendFeature.SCAN, BackendFeature.TUPLE_REDUCTION])
 
 
 _launches = 0
