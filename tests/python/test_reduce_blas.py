@@ -398,34 +398,24 @@ def test_blas_backward(strict, dtype, case):
         assert_matches_cpu(gd, gc, **tol(dtype))
 
 
-# Non-native dtypes (integers) go through the CPU fallback; float16/bfloat16 are native (test_blas.py)
+# Integer products are native (kernels/blas_integer.cl; more in test_blas.py); float16/bfloat16 too
 
 
 @pytest.mark.parametrize("dtype", [torch.int32, torch.int64], ids=dname)
-def test_mm_fallback_dtypes(fallback_stats, dtype):
+def test_mm_integer_dtypes(strict, dtype):
     a, b = make(dtype, (6, 5), seed=70), make(dtype, (5, 4), seed=71)
-    with torch.ocl.fallback_mode("silent"):
-        actual = torch.mm(a.to("ocl"), b.to("ocl"))
-        actual_t = torch.mm(a.t().contiguous().to("ocl").t(), b.to("ocl"))
     expected = torch.mm(a, b)
-    assert_matches_cpu(actual, expected)
-    assert_matches_cpu(actual_t, expected)
-    stats = fallback_stats()
-    assert any(name.startswith("aten::mm") for name in stats), stats
-    assert sum(v for k, v in stats.items() if k.startswith("aten::mm")) >= 2
+    assert_matches_cpu(torch.mm(a.to("ocl"), b.to("ocl")), expected)
+    assert_matches_cpu(torch.mm(a.t().contiguous().to("ocl").t(), b.to("ocl")), expected)
 
 
 @pytest.mark.parametrize("dtype", [torch.int32], ids=dname)
-def test_addmm_bmm_fallback_dtypes(fallback_stats, dtype):
+def test_addmm_bmm_integer_dtypes(strict, dtype):
     c, a, b = make(dtype, (6, 4), seed=72), make(dtype, (6, 5), seed=73), make(dtype, (5, 4), seed=74)
-    with torch.ocl.fallback_mode("silent"):
-        actual = torch.addmm(c.to("ocl"), a.to("ocl"), b.to("ocl"), beta=2, alpha=3)
-        actual_b = torch.bmm(a.to("ocl").unsqueeze(0), b.to("ocl").unsqueeze(0))
+    actual = torch.addmm(c.to("ocl"), a.to("ocl"), b.to("ocl"), beta=2, alpha=3)
+    actual_b = torch.bmm(a.to("ocl").unsqueeze(0), b.to("ocl").unsqueeze(0))
     assert_matches_cpu(actual, torch.addmm(c, a, b, beta=2, alpha=3))
     assert_matches_cpu(actual_b, torch.bmm(a.unsqueeze(0), b.unsqueeze(0)))
-    stats = fallback_stats()
-    assert any(name.startswith("aten::addmm") for name in stats), stats
-    assert any(name.startswith("aten::bmm") for name in stats), stats
 
 
 def test_sum_size_one_and_many_dims(strict):
