@@ -336,3 +336,27 @@ def test_compiled_lstm_matches_cpu_forward_and_backward():
     assert_matches_cpu(got.detach(), expected.detach(), rtol=1e-5, atol=1e-4)
     for p, q in zip(m_ocl.parameters(), m.parameters()):
         assert_matches_cpu(p.grad, q.grad, rtol=1e-4, atol=1e-5)
+
+
+def _packed_lstm_loss(mod, x):
+    from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+    out, _ = mod(pack_padded_sequence(x, torch.tensor([5, 4, 2, 1]), batch_first=True))
+    return pad_packed_sequence(out, batch_first=True)[0].sum()
+
+
+RNN_VARIANTS = [
+    ("lstm_proj_size", lambda: torch.nn.LSTM(3, 6, proj_size=2, batch_first=True), lambda m, x: m(x)[0].sum()),
+    ("gru_h0_seq_first", lambda: torch.nn.GRU(3, 6, num_layers=2),
+     lambda m, x: m(x, torch.ones(2, 5, 6, device=x.device))[0].sum()),
+    ("lstm_packed_sequence", lambda: torch.nn.LSTM(3, 6, batch_first=True), _packed_lstm_loss),
+]
+
+
+@pytest.mark.parametrize("name,make,loss", RNN_VARIANTS, ids=[c[0] for c in RNN_VARIANTS])
+def test_traced_rnn_variants_match_cpu(name, make, loss):
+    torch.manual_seed(0)
+    m, x = make(), torch.randn(4, 5, 3)
+    m_ocl = make()
+    m_ocl.load_state_dict(m.state_dict())
+    assert_matches_cpu(torch.compile(loss)(m_ocl.to("ocl"), x.to("ocl")), loss(m, x), rtol=1e-5, atol=1e-4)
