@@ -129,6 +129,10 @@ CASES = {
     # sort / select / scans
     "sort_topk": lambda: check(lambda a: (torch.sort(a, 1)[0], torch.topk(a, 3).values), r(4, 37)),
     "cumsum_cumprod": lambda: check(lambda a: (torch.cumsum(a, 1), torch.cumprod(a, 0)), r(5, 40)),
+    "inductor_scan": lambda: check(compiled_on_ocl(lambda a: ((a.cumsum(1) * 2).relu(), torch.cummax(a, 0).values)),
+                                   r(5, 9), backward=False),
+    "mm_integer": lambda: check(lambda a, b: (a @ b, torch.addmv(a[:, 0], a, b[:, 1], beta=2)),
+                                torch.randint(-9, 9, (5, 7)), torch.randint(-9, 9, (7, 3)), backward=False),
     # indexing
     "gather_scatter": lambda: check(lambda a, s, i: (torch.gather(a, 1, i.view(1, 7).expand(3, 7) % 4),
                                                      s.new_zeros(3, 5).scatter_add(1, i.view(1, 7).expand(3, 7), s)),
