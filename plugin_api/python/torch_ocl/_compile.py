@@ -57,8 +57,8 @@ class _OclWrapperCodegen(metaclass=_Lazy):
 
 def _codegen_version() -> str:
     """A hash of the code generator's source: part of Inductor's FX graph cache
-    key (through the backend's custom pass), so an updated generator never
-    reuses kernels an older one wrote."""
+    key (through the backend's custom pass, with the device profile), so an
+    updated generator never reuses kernels an older one wrote."""
     import hashlib
     import os
 
@@ -79,7 +79,13 @@ def _register(module):
                 pass
 
             def uuid(self):
-                return "torch_ocl-codegen-" + _codegen_version()
+                # The device's profile and fp64 shape the generated code (elements per
+                # work item, generated or eager scans, scan carries): graphs cached
+                # under another profile are not reused.
+                import torch
+
+                props = torch.ocl.get_device_properties(torch.ocl.current_device())
+                return f"torch_ocl-codegen-{_codegen_version()}-{props.profile}-fp64={int(props.fp64)}"
 
         module.register_backend_for_device("ocl", _OclScheduling, _OclWrapperCodegen,
                                            device_custom_pass=_CodegenVersion())
