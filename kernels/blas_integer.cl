@@ -16,7 +16,7 @@ __kernel void gemm_integer(__global char* ab, ulong ao, __global char* bb, ulong
     __global const ST* a = A + bat * a_bs + row * a_rs;
     __global const ST* b = B + bat * b_bs + col * b_cs;
     ulong acc = 0;  // unsigned: wrapping, as the CPU's sums in ST
-    for (long k = 0; k < K; ++k) acc += (ulong)((long)a[k * a_cs] * (long)b[k * b_rs]);
+    for (long k = 0; k < K; ++k) acc += (ulong)(long)a[k * a_cs] * (ulong)(long)b[k * b_rs];  // (signed overflow is undefined)
     ulong v = (ulong)alpha * acc;
     if (beta != 0) v += (ulong)beta * (ulong)(long)D[bat * d_bs + row * d_rs + col * d_cs];
     C[bat * c_bs + row * c_rs + col * c_cs] = (ST)(long)v;
