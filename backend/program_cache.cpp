@@ -18,6 +18,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
@@ -291,6 +292,7 @@ class BinaryWriter {
  private:
   void run() {
     ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 19);
+    pthread_setname_np(pthread_self(), "ocl-cache-write");  // named in crash reports and by ps/gdb
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
       cv_.wait(lock, [this] { return stopped_ || !queue_.empty(); });

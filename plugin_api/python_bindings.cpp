@@ -6,6 +6,7 @@
 #include "allocator/device_allocator.h"
 #include "backend/cl_objects.h"
 #include "backend/fallback.h"
+#include "backend/crash_report.h"
 #include "backend/fault_injection.h"
 #include "backend/generator.h"
 #include "backend/kernel_launch.h"
@@ -242,6 +243,8 @@ PYBIND11_MODULE(_C, m) {
   m.def("flush_program_cache_writes", &flush_program_cache_writes, py::call_guard<py::gil_scoped_release>());
   m.def("stop_program_cache_writes", &stop_program_cache_writes, py::call_guard<py::gil_scoped_release>());
   m.def("enable_background_cache_writes", &enable_background_cache_writes);
+  // fatal-signal reports with native backtraces (backend/crash_report.h)
+  m.def("_install_crash_reporter", [](int fd) { install_crash_reporter(fd); });
   // fault injection (test-only; backend/fault_injection.h)
   m.def("_set_fault", [](const std::string& spec) { set_fault_spec(spec); });
   m.def("_fault_counts", [] {

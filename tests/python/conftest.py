@@ -117,3 +117,38 @@ def run_python():
 
     return run
 
+
+
+# Crash reports of pytest-xdist workers. A worker that dies (a fatal signal)
+# is reported by xdist as "worker 'gwN' crashed while running <test>", and
+# what faulthandler printed lands in the middle of the output. Each worker
+# writes faulthandler's Python stacks and torch_ocl's native backtrace of the
+# crashing thread (backend/crash_report.h) to a file of its own; the
+# controller prints the non-empty ones at the end of the run.
+CRASH_DIR_ENV = "TORCH_OCL_TEST_CRASH_DIR"
+
+
+@pytest.hookimpl(trylast=True)  # after pytest's own faulthandler plugin: its stderr file is replaced
+def pytest_configure(config):
+    import faulthandler
+    import tempfile
+    if not hasattr(config, "workerinput"):  # the controller (or a run without xdist)
+        if CRASH_DIR_ENV not in os.environ:
+            os.environ[CRASH_DIR_ENV] = tempfile.mkdtemp(prefix="torch_ocl_crashes_")
+        return
+    path = os.path.join(os.environ[CRASH_DIR_ENV], config.workerinput["workerid"] + ".log")
+    config._torch_ocl_crash_file = open(path, "w", buffering=1)  # kept open for the worker's life
+    faulthandler.enable(file=config._torch_ocl_crash_file, all_threads=True)
+    torch_ocl._C._install_crash_reporter(config._torch_ocl_crash_file.fileno())
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    folder = os.environ.get(CRASH_DIR_ENV)
+    if hasattr(config, "workerinput") or not folder or not os.path.isdir(folder):
+        return
+    for name in sorted(os.listdir(folder)):
+        with open(os.path.join(folder, name), errors="replace") as f:
+            text = f.read().strip()
+        if text:
+            terminalreporter.section(f"crash report of worker {name[:-4]}", sep="=")
+            terminalreporter.write_line("\n".join(text.splitlines()[-400:]))

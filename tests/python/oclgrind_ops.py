@@ -103,6 +103,15 @@ CASES = {
     # BLAS (CLBlast)
     "mm_bmm_addmm": lambda: check(lambda a, b, c: (a @ b, torch.bmm(c, c.transpose(1, 2)), torch.addmm(a[:, :1], a, b)),
                                   r(6, 7), r(7, 5), r(2, 3, 4)),
+    # one-launch tiny products (CPU profile, kernels/blas_small.cl): both layouts, the addend broadcast
+    # from (n,), (m, 1) and (m, n), a column-major out= and an expanded (stride-0) batch
+    "gemm_tiny_layouts": lambda: check(
+        lambda a, w, bn, bm, c: (a @ w.t(), a @ w.t().contiguous(),
+                                 torch.addmm(bn, a, w.t()), torch.addmm(bm, a, w.t(), beta=0.5, alpha=2),
+                                 torch.addmm(bm.expand(5, 6), a.t().contiguous().t(), w.t()),
+                                 torch.mm(a.detach(), w.detach().t(), out=torch.empty(6, 5, device=a.device).t()),
+                                 torch.bmm(c.expand(3, 4, 7), a[:, :7].t().expand(3, 7, 5)[:, :, :2])),
+        r(5, 9), r(6, 9), r(6), r(5, 1), r(1, 4, 7), backward=True),
     # FFT (VkFFT's generated kernels; 17: Bluestein)
     "fft_rfft_irfft": lambda: check(lambda a, b: (torch.view_as_real(torch.fft.rfft(a)), torch.fft.irfft(torch.fft.fft(b), n=17)),
                                     r(3, 12), r(2, 17)),

@@ -65,3 +65,16 @@ def test_malformed_spec(spec, message):
     with pytest.raises(RuntimeError, match=message):
         _C._set_fault(spec)
     assert _C._fault_counts()["fired"] == 0
+
+
+def test_a_fatal_signal_is_reported_with_thread_and_native_backtrace(run_python):
+    # TORCH_OCL_CRASH_REPORT=1: the crashing thread's name and native frames go to
+    # stderr, then the previous handler (faulthandler's Python stacks) runs and
+    # the process still dies of the signal.
+    r = run_python(None, env={"TORCH_OCL_CRASH_REPORT": "1"},
+                   args=["-X", "faulthandler", "-c", "import torch, torch_ocl, ctypes\nctypes.string_at(0)\n"])
+    assert r.returncode == -11, (r.returncode, r.stderr[-3000:])
+    report = r.stderr.index("torch_ocl crash report: signal 11 (SEGV) in thread 'python' (tid ")
+    end = r.stderr.index("(end of torch_ocl crash report)")
+    assert "libc.so" in r.stderr[report:end], r.stderr[report:end]  # native frames, not Python's
+    assert r.stderr.index("Fatal Python error: Segmentation fault") > end, r.stderr[-3000:]

@@ -243,3 +243,20 @@ def test_rerun_fallback_reruns_the_tests_that_used_the_fallback(run_python, tmp_
     assert lines("test_known_to_fail_ocl") > before["test_known_to_fail_ocl"]
     summary = json.loads((results / "test_recording.py.summary.json").read_text())
     assert [t.split("::")[-1] for t in summary["passed_with_fallback"]] == ["test_uses_the_fallback_ocl"]
+
+
+def test_only_ids_runs_the_listed_tests_with_or_without_the_file_part(run_python, tmp_path):
+    import json
+    path = tmp_path / "test_recording.py"
+    path.write_text(RECORDING)
+    ids = tmp_path / "ids.txt"
+    # one id as docs/upstream.md lists them (no file part), one as pytest names it
+    ids.write_text("TestRecordingPRIVATEUSE1::test_uses_the_fallback_ocl\n"
+                   "test_recording.py::TestRecordingPRIVATEUSE1::test_fourth_ocl\n")
+    results = tmp_path / "results"
+    proc = run_python(None, args=["-m", "torch_ocl.testing.run_upstream", str(path), "--results-dir", str(results),
+                                  "--only-ids", str(ids)], timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    summary = json.loads((results / "test_recording.py.summary.json").read_text())
+    assert summary["counts"] == {"passed": 2, "failed": 0, "skipped": 0, "error": 0}, summary
+    assert [t.split("::")[-1] for t in summary["passed_with_fallback"]] == ["test_uses_the_fallback_ocl"], summary

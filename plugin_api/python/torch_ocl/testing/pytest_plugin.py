@@ -90,17 +90,21 @@ def _disable_by_pattern(items):
 
 
 def _keep_only_listed(config, items):
-    """TORCH_OCL_ONLY_IDS=FILE (run_upstream --rerun-failed): run only the
-    test ids listed in FILE, one per line."""
+    """TORCH_OCL_ONLY_IDS=FILE (run_upstream --rerun-failed / --only-ids):
+    run only the test ids listed in FILE, one per line, with or without the
+    file part ("test_ops.py::Class::test" or "Class::test")."""
     path = os.environ.get("TORCH_OCL_ONLY_IDS")
     if not path:
         return
     with open(path, encoding="utf-8") as f:
         wanted = {line.strip() for line in f if line.strip()}
-    dropped = [item for item in items if item.nodeid not in wanted]
+    def listed(item):
+        return item.nodeid in wanted or item.nodeid.split("::", 1)[-1] in wanted
+
+    dropped = [item for item in items if not listed(item)]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
-    items[:] = [item for item in items if item.nodeid in wanted]
+    items[:] = [item for item in items if listed(item)]
 
 
 def _keep_shard(config, items):

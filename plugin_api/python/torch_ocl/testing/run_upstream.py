@@ -276,7 +276,14 @@ def main(argv=None) -> int:
                         help="with --results-dir: run only the ocl tests that failed in the file's last results "
                              "and update those results (the file's other outcomes stay as recorded)")
     parser.add_argument("--shard", default=None, help="i/n (0 <= i < n): run every n-th test of each file, starting at the i-th")
+    parser.add_argument("--only-ids", default=None,
+                        help="a file of test ids (Class::test, one a line): run only those (for example the "
+                             "tests docs/upstream.md lists as fallback users, when no earlier results are kept)")
     args = parser.parse_args(argv)
+    listed_ids = None
+    if args.only_ids:
+        with open(args.only_ids, encoding="utf-8") as f:
+            listed_ids = [line.strip() for line in f if line.strip()]
 
     status = 0
     for path in args.paths:
@@ -289,7 +296,7 @@ def main(argv=None) -> int:
         if args.results_dir:
             os.makedirs(args.results_dir, exist_ok=True)
             results = os.path.join(args.results_dir, stem + ".jsonl")
-        previous, only_ids, previous_wall = {}, None, 0.0
+        previous, only_ids, previous_wall = {}, listed_ids, 0.0
         rerun = args.rerun_failed or args.rerun_fallback
         if rerun:
             if not results or not os.path.exists(results):
