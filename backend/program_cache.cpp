@@ -19,6 +19,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
@@ -99,26 +100,48 @@ struct LoadResult {
   std::string rejected;  // reason, when the file exists but cannot be used
 };
 
-LoadResult try_load_binary(const DeviceInfo& d, const std::filesystem::path& file, uint64_t key_hash) {
+// A cache file read whole and checked (header, key, length, checksum):
+// `found` false when there is none, `rejected` says why it is unusable.
+struct CacheFile {
+  bool found = false;
+  std::string rejected;
+  std::vector<char> bytes;  // header + payload
+};
+
+CacheFile read_cache_file(const std::filesystem::path& file, uint64_t key_hash) {
+  CacheFile f;
   std::ifstream in(file, std::ios::binary);
-  if (!in) return {};
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), {});
-  if (!in.eof() && in.fail()) return {nullptr, "read error"};
+  if (!in) return f;
+  f.found = true;
+  f.bytes.assign(std::istreambuf_iterator<char>(in), {});
+  const auto& bytes = f.bytes;
+  auto reject = [&f](std::string why) {
+    f.rejected = std::move(why);
+    return f;
+  };
+  if (!in.eof() && in.fail()) return reject("read error");
   FileHeader h{};
-  if (bytes.size() < sizeof(h)) return {nullptr, "truncated header (" + std::to_string(bytes.size()) + " bytes)"};
+  if (bytes.size() < sizeof(h)) return reject("truncated header (" + std::to_string(bytes.size()) + " bytes)");
   std::memcpy(&h, bytes.data(), sizeof(h));
-  if (std::memcmp(h.magic, kMagic, sizeof(kMagic)) != 0) return {nullptr, "not a torch_ocl kernel cache file"};
+  if (std::memcmp(h.magic, kMagic, sizeof(kMagic)) != 0) return reject("not a torch_ocl kernel cache file");
   if (h.version != kFormatVersion || h.header_size != sizeof(h))
-    return {nullptr, "format version " + std::to_string(h.version) + " (expected " +
-                         std::to_string(kFormatVersion) + ")"};
-  if (h.key_hash != key_hash) return {nullptr, "written for another kernel source, device or driver"};
+    return reject("format version " + std::to_string(h.version) + " (expected " + std::to_string(kFormatVersion) + ")");
+  if (h.key_hash != key_hash) return reject("written for another kernel source, device or driver");
   const size_t payload = bytes.size() - sizeof(h);
   if (h.payload_length != payload)
-    return {nullptr, "length " + std::to_string(payload) + " bytes, header says " +
-                         std::to_string(h.payload_length) + " (truncated or appended)"};
-  if (payload == 0) return {nullptr, "empty binary"};
-  const auto* ptr = reinterpret_cast<const unsigned char*>(bytes.data() + sizeof(h));
-  if (fnv1a(ptr, payload) != h.checksum) return {nullptr, "checksum mismatch (corrupted)"};
+    return reject("length " + std::to_string(payload) + " bytes, header says " + std::to_string(h.payload_length) +
+                  " (truncated or appended)");
+  if (payload == 0) return reject("empty binary");
+  if (fnv1a(bytes.data() + sizeof(h), payload) != h.checksum) return reject("checksum mismatch (corrupted)");
+  return f;
+}
+
+LoadResult try_load_binary(const DeviceInfo& d, const std::filesystem::path& file, uint64_t key_hash) {
+  const CacheFile f = read_cache_file(file, key_hash);
+  if (!f.found) return {};
+  if (!f.rejected.empty()) return {nullptr, f.rejected};
+  const size_t payload = f.bytes.size() - sizeof(FileHeader);
+  const auto* ptr = reinterpret_cast<const unsigned char*>(f.bytes.data() + sizeof(FileHeader));
   size_t size = payload;
   cl_int status = CL_SUCCESS, err = CL_SUCCESS;
   cl_program p = track_program(clCreateProgramWithBinary(d.context, 1, &d.id, &size, &ptr, &status, &err));
@@ -304,7 +327,7 @@ class BinaryWriter {
       queue_.pop_front();
       busy_ = true;
       lock.unlock();
-      std::string e = write_from_private_build(w);
+      std::string e = write_unless_written(w);
       lock.lock();
       busy_ = false;
       if (e.empty()) ++written_;
@@ -312,6 +335,38 @@ class BinaryWriter {
       idle_cv_.notify_all();
     }
     idle_cv_.notify_all();
+  }
+
+  bool stopping() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return stopped_;
+  }
+
+  // Processes that share the cache folder (pytest-xdist workers, one job's
+  // ranks) queue the same programs. Their writers take turns, under an
+  // exclusive lock on <folder>/.binary-write.lock, and a key another process
+  // wrote meanwhile is skipped: one binary generation per program, not one
+  // per process, and never two driver compiles of one program writing the
+  // driver's own kernel cache at the same time. Waiting for the lock polls,
+  // so stop() at exit is not held up by another process's write.
+  std::string write_unless_written(const PendingWrite& w) {
+    const auto folder = w.file.parent_path();
+    if (auto e = make_private_dirs(folder); !e.empty()) return e;
+    const std::string lock_path = (folder / ".binary-write.lock").string();
+    const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) return "cannot open " + lock_path + ": " + std::strerror(errno);
+    while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      if (errno != EWOULDBLOCK && errno != EINTR) break;  // no locking on this file system: write unlocked
+      if (stopping()) {
+        ::close(fd);
+        return {};
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    const CacheFile written = read_cache_file(w.file, w.key_hash);
+    std::string e = written.found && written.rejected.empty() ? std::string() : write_from_private_build(w);
+    ::close(fd);  // releases the lock
+    return e;
   }
 
   static std::string write_from_private_build(const PendingWrite& w) {

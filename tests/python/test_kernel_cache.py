@@ -316,7 +316,44 @@ def test_exit_with_queued_writes_is_clean(tmp_path):
         tmp_path / "c", "background")
     assert r.returncode == 0 and "BUILT" in r.stdout, r.stderr[-3000:]
     files = os.listdir(tmp_path / "c") if (tmp_path / "c").exists() else []
-    assert all(f.endswith(".bin") for f in files), files  # no temp file left behind
+    # no temp file left behind (the writers' lock file stays)
+    assert all(f.endswith(".bin") or f == ".binary-write.lock" for f in files), files
+
+
+def test_writers_of_processes_sharing_the_folder_take_turns(tmp_path):
+    """Background writers of processes that share a cache folder hold an
+    exclusive lock on <folder>/.binary-write.lock while they generate a
+    binary: while another process holds it nothing is written, a process
+    exits promptly all the same (its queued write dropped), and once it is
+    free the write happens."""
+    import fcntl
+    import time
+    cache = tmp_path / "c"
+    cache.mkdir()
+    lock = open(cache / ".binary-write.lock", "w")
+    fcntl.flock(lock, fcntl.LOCK_EX)  # another process's write in progress
+    try:
+        t0 = time.monotonic()
+        r = _run_save("""
+            import time
+            d = build("locked", SRC_A)
+            time.sleep(2.5)  # past the writer's quiet second: it waits for the lock
+            d["background_writes"] = stats()["background_writes"]
+            print("DELTA", json.dumps(d))
+            """, cache, "background")
+        d = _delta(r)
+        assert d["compiles"] == 1 and d["background_writes"] == 0, d
+        assert time.monotonic() - t0 < 60  # exit did not wait for the lock
+    finally:
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        lock.close()
+    assert [f for f in os.listdir(cache) if f.endswith(".bin")] == []
+    r = subprocess.run([sys.executable, "-c", PRELUDE + textwrap.dedent(BUILD_ONCE)],
+                       env={**_env_save(cache, "background"), "FLUSH": "1"}, capture_output=True, text=True,
+                       timeout=240)
+    d = _delta(r)
+    assert d["compiles"] == 1 and d["background_writes"] == 1, d
+    assert [f.endswith(".bin") for f in d["files"]] == [True], d
 
 
 def test_bad_save_policy_is_an_error(tmp_path):
