@@ -150,18 +150,25 @@ RECORDING = textwrap.dedent("""
 """)
 
 
-def test_summary_counts_disabled_tests_and_fallback_users(run_python, tmp_path):
+def _run_recording(run_python, tmp_path, *options, env=None):
+    """run_upstream over RECORDING with --results-dir and `options`; returns
+    the file's summary (the run must exit 0)."""
     import json
     path = tmp_path / "test_recording.py"
     path.write_text(RECORDING)
+    results = tmp_path / "results"
+    proc = run_python(None, args=["-m", "torch_ocl.testing.run_upstream", str(path), "--results-dir", str(results),
+                                  *options], env=env, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads((results / "test_recording.py.summary.json").read_text())
+
+
+def test_summary_counts_disabled_tests_and_fallback_users(run_python, tmp_path):
     listing = tmp_path / "disabled.yaml"
     listing.write_text('test_recording.py:\n  "test_known_to_fail (TestRecording)": a reason\n'
                        '  "test_fou*_ocl (TestRecording)": a pattern\n')
+    summary = _run_recording(run_python, tmp_path, env={"TORCH_OCL_UPSTREAM_DISABLED": str(listing)})
     results = tmp_path / "results"
-    proc = run_python(None, args=["-m", "torch_ocl.testing.run_upstream", str(path), "--results-dir", str(results)],
-                      env={"TORCH_OCL_UPSTREAM_DISABLED": str(listing)}, timeout=600)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    summary = json.loads((results / "test_recording.py.summary.json").read_text())
     assert summary["counts"] == {"passed": 2, "failed": 0, "skipped": 2, "error": 0}, summary
     assert [t.split("::")[-1] for t in summary["disabled"]] == ["test_fourth_ocl", "test_known_to_fail_ocl"], summary
     # the fallback counters are per process: the plugin records each test's own calls
@@ -246,17 +253,10 @@ def test_rerun_fallback_reruns_the_tests_that_used_the_fallback(run_python, tmp_
 
 
 def test_only_ids_runs_the_listed_tests_with_or_without_the_file_part(run_python, tmp_path):
-    import json
-    path = tmp_path / "test_recording.py"
-    path.write_text(RECORDING)
     ids = tmp_path / "ids.txt"
     # one id as docs/upstream.md lists them (no file part), one as pytest names it
     ids.write_text("TestRecordingPRIVATEUSE1::test_uses_the_fallback_ocl\n"
                    "test_recording.py::TestRecordingPRIVATEUSE1::test_fourth_ocl\n")
-    results = tmp_path / "results"
-    proc = run_python(None, args=["-m", "torch_ocl.testing.run_upstream", str(path), "--results-dir", str(results),
-                                  "--only-ids", str(ids)], timeout=600)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    summary = json.loads((results / "test_recording.py.summary.json").read_text())
+    summary = _run_recording(run_python, tmp_path, "--only-ids", str(ids))
     assert summary["counts"] == {"passed": 2, "failed": 0, "skipped": 0, "error": 0}, summary
     assert [t.split("::")[-1] for t in summary["passed_with_fallback"]] == ["test_uses_the_fallback_ocl"], summary
