@@ -112,6 +112,16 @@ CASES = {
                                  torch.mm(a.detach(), w.detach().t(), out=torch.empty(6, 5, device=a.device).t()),
                                  torch.bmm(c.expand(3, 4, 7), a[:, :7].t().expand(3, 7, 5)[:, :, :2])),
         r(5, 9), r(6, 9), r(6), r(5, 1), r(1, 4, 7), backward=True),
+    # weight-only quantized products (kernels/quantized_mm.cl); the int4 weight is packed on each side
+    "quantized_mm": lambda: check(
+        lambda a, q, sz, b8, s8: (torch._weight_int4pack_mm(a, torch._convert_weight_to_int4pack(q, 2), 32, sz),
+                                  torch._weight_int8pack_mm(a[:, ::2], b8, s8))
+        if a.device.type != "cpu" else
+        (torch._weight_int4pack_mm_for_cpu(a, torch._convert_weight_to_int4pack_for_cpu(
+            torch.stack([q >> 4, q & 15], -1).view(q.shape[0], -1).int(), 2), 32, sz),
+         torch._weight_int8pack_mm(a[:, ::2].contiguous(), b8, s8)),
+        r(3, 64), torch.randint(0, 256, (16, 32), dtype=torch.uint8), torch.rand(2, 16, 2),
+        torch.randint(-128, 128, (5, 32), dtype=torch.int8), torch.rand(5), backward=False),
     # FFT (VkFFT's generated kernels; 17: Bluestein)
     "fft_rfft_irfft": lambda: check(lambda a, b: (torch.view_as_real(torch.fft.rfft(a)), torch.fft.irfft(torch.fft.fft(b), n=17)),
                                     r(3, 12), r(2, 17)),
