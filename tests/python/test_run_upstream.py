@@ -260,3 +260,18 @@ def test_only_ids_runs_the_listed_tests_with_or_without_the_file_part(run_python
     summary = _run_recording(run_python, tmp_path, "--only-ids", str(ids))
     assert summary["counts"] == {"passed": 2, "failed": 0, "skipped": 0, "error": 0}, summary
     assert [t.split("::")[-1] for t in summary["passed_with_fallback"]] == ["test_uses_the_fallback_ocl"], summary
+
+
+def test_xdist_runs_record_each_test_once_with_its_own_fallback_calls(run_python, tmp_path):
+    import json
+    # Under -n 2 the controller sees every worker's reports too; it must not
+    # record them (its fallback counters are not the test's: a last line of 0
+    # hid fallback users).
+    listing = tmp_path / "disabled.yaml"
+    listing.write_text('test_recording.py:\n  "test_known_to_fail (TestRecording)": a reason\n')
+    summary = _run_recording(run_python, tmp_path, "--", "-n", "2", env={"TORCH_OCL_UPSTREAM_DISABLED": str(listing)})
+    lines = (tmp_path / "results" / "test_recording.py.jsonl").read_text().splitlines()
+    calls = [line for line in lines if '"when": "call"' in line]
+    ids = [json.loads(line)["id"] for line in calls]
+    assert len(ids) == len(set(ids)) == 4, calls  # one line per test (PyTorch skips a disabled one in its call)
+    assert [t.split("::")[-1] for t in summary["passed_with_fallback"]] == ["test_uses_the_fallback_ocl"], summary

@@ -23,6 +23,16 @@ import torch_ocl  # noqa: F401
 
 _results = None
 _fallbacks_at_start = 0
+# Under pytest-xdist the controller receives every worker's logstart and
+# logreport too; only the process that ran the test may record it (the
+# controller's fallback counters are not the test's: its records said 0, and
+# whichever of the two lines came last won).
+_xdist_controller = False
+
+
+def pytest_configure(config):
+    global _xdist_controller
+    _xdist_controller = not hasattr(config, "workerinput") and bool(getattr(config.option, "numprocesses", None))
 
 
 def _fallback_calls() -> int:
@@ -56,11 +66,15 @@ def _message(report) -> str:
 
 def pytest_runtest_logstart(nodeid, location):
     global _fallbacks_at_start
+    if _xdist_controller:
+        return
     _fallbacks_at_start = _fallback_calls()
     _write({"event": "start", "id": nodeid})
 
 
 def pytest_runtest_logreport(report):
+    if _xdist_controller:
+        return
     outcome = report.outcome
     if hasattr(report, "wasxfail"):  # expected failure: skipped; unexpected pass: passed
         outcome = "skipped" if outcome == "skipped" else "passed"
