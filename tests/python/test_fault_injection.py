@@ -6,6 +6,8 @@ The walk (torch_ocl.testing.faults) runs in its own interpreter with a
 timeout, so a deadlock fails the test instead of hanging the suite.
 """
 
+import re
+
 import pytest
 import torch
 
@@ -74,7 +76,9 @@ def test_a_fatal_signal_is_reported_with_thread_and_native_backtrace(run_python)
     r = run_python(None, env={"TORCH_OCL_CRASH_REPORT": "1"},
                    args=["-X", "faulthandler", "-c", "import torch, torch_ocl, ctypes\nctypes.string_at(0)\n"])
     assert r.returncode == -11, (r.returncode, r.stderr[-3000:])
-    report = r.stderr.index("torch_ocl crash report: signal 11 (SEGV) in thread 'python' (tid ")
+    found = re.search(r"torch_ocl crash report: signal 11 \(SEGV\) in thread '[^']+' \(tid \d+\)", r.stderr)
+    assert found, r.stderr[-3000:]  # (the main thread is named after the executable: python, python3, ...)
+    report = found.start()
     end = r.stderr.index("(end of torch_ocl crash report)")
     assert "libc.so" in r.stderr[report:end], r.stderr[report:end]  # native frames, not Python's
     assert r.stderr.index("Fatal Python error: Segmentation fault") > end, r.stderr[-3000:]
