@@ -1,4 +1,4 @@
-// Matrix and vector products through CLBlast: mm, addmm, bmm, baddbmm, addbmm
+// Matrix and vector products through CLBlast: mm, addmm (+ _addmm_activation), bmm, baddbmm, addbmm
 // (Gemm / GemmStridedBatched), addmv and mv (Gemv), dot and vdot (Dot). On CPU
 // devices the matrix products use hand-written kernels instead: kernels/gemm.cl
 // (register-tiled, gemm_tile) and kernels/blas_small.cl (skinny, gemm_small_n).
@@ -9,6 +9,7 @@
 #include <ATen/ExpandUtils.h>
 #include <ATen/Operators.h>
 #include <ATen/native/CPUFallback.h>
+#include <ATen/ops/_addmm_activation_meta.h>
 #include <ATen/ops/addmm_meta.h>
 #include <ATen/ops/bmm_meta.h>
 #include <ATen/ops/mm_meta.h>
@@ -20,6 +21,8 @@
 #include <ATen/ops/baddbmm_ops.h>
 #include <ATen/ops/dot_ops.h>
 #include <ATen/ops/vdot_ops.h>
+#include <ATen/ops/gelu.h>
+#include <ATen/ops/relu.h>
 #include <ATen/ops/bmm_ops.h>
 #include <ATen/ops/mm_ops.h>
 #include <c10/core/DeviceGuard.h>
@@ -420,6 +423,19 @@ void addmm_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor& se
   gemm(out, mat1, mat2, alpha.toComplexDouble(), b);
 }
 
+// addmm followed by relu or gelu in place (nn.Linear + activation fused by
+// Inductor and the transformer fast path). gelu is the exact (erf) one, as on
+// the CPU and as PyTorch's own test expects for every device but CUDA, whose
+// cuBLASLt epilogue computes the tanh approximation.
+void addmm_activation_impl(at::impl::MetaBase& meta, const at::Tensor& out, const at::Tensor& self,
+                           const at::Tensor& mat1, const at::Tensor& mat2, const c10::Scalar& beta,
+                           const c10::Scalar& alpha, bool use_gelu) {
+  addmm_impl(meta, out, self, mat1, mat2, beta, alpha);
+  at::Tensor result = out;
+  if (use_gelu) at::gelu_(result);
+  else at::relu_(result);
+}
+
 // out = beta * out + alpha * mat @ vec (out already holds the addend).
 void gemv(const at::Tensor& out, const at::Tensor& mat_in, const at::Tensor& vec_in, Coef alpha, Coef beta) {
   if (out.numel() == 0) return;
@@ -642,6 +658,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_structured<structured_bmm, &matmul_impl, TensorRef>(m, "bmm", nullptr, "bmm.out", gemm_native);
   register_structured<structured_addmm, &addmm_impl, TensorRef, TensorRef, ScalarRef, ScalarRef>(
       m, "addmm", "addmm_", "addmm.out", gemm_native);
+  register_structured<structured__addmm_activation, &addmm_activation_impl, TensorRef, TensorRef, ScalarRef,
+                      ScalarRef, bool>(m, "_addmm_activation", nullptr, "_addmm_activation.out", gemm_native);
   register_structured<structured_addmv, &addmv_impl, TensorRef, TensorRef, ScalarRef, ScalarRef>(
       m, "addmv", "addmv_", "addmv.out", gemm_native);
   register_structured<structured_baddbmm, &baddbmm_impl, TensorRef, TensorRef, ScalarRef, ScalarRef>(

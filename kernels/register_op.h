@@ -136,8 +136,19 @@ template <class R, class... A>
 struct CheckedCall {
   template <class Kernel>
   static R call(const OpEntry& e, Kernel&& kernel, A... a) {
+    return call_prechecked(e, [](A...) {}, kernel, a...);
+  }
+  // `precheck(a...)` runs before a fallback: a structured op's meta raises
+  // the op's own errors on the device (ceil, clamp, sign, maximum, linalg
+  // ops of complex or integer inputs), as CUDA does, instead of copying the
+  // inputs to the CPU to hear the same error there.
+  template <class Precheck, class Kernel>
+  static R call_prechecked(const OpEntry& e, Precheck&& precheck, Kernel&& kernel, A... a) {
     check_same_device<A...>(e.name, e.check_devices, a...);
-    if (any_lacks_kernels(e.gate, a...)) return fallback_call<R, A...>(e.name, a...);
+    if (any_lacks_kernels(e.gate, a...)) {
+      precheck(a...);
+      return fallback_call<R, A...>(e.name, a...);
+    }
     return kernel(a...);
   }
 };

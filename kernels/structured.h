@@ -146,8 +146,12 @@ struct StructuredOp {
       at::Tensor result;
       if (direct() && try_direct<Rest...>(*direct(), false, self, rest..., result)) return result;
     }
-    return CheckedCall<at::Tensor, const at::Tensor&, Rest...>::call(
+    return CheckedCall<at::Tensor, const at::Tensor&, Rest...>::call_prechecked(
         entries()[0],
+        [](const at::Tensor& self, Rest... rest) {
+          OclStructured<Meta> op(Variant::Functional);
+          call_meta(op, self, rest...);
+        },
         [](const at::Tensor& self, Rest... rest) {
           OclStructured<Meta> op(Variant::Functional);
           call_meta(op, self, rest...);
@@ -161,8 +165,12 @@ struct StructuredOp {
       at::Tensor result;
       if (direct() && try_direct<Rest...>(*direct(), true, self, rest..., result)) return self;
     }
-    return CheckedCall<at::Tensor&, at::Tensor&, Rest...>::call(
+    return CheckedCall<at::Tensor&, at::Tensor&, Rest...>::call_prechecked(
         entries()[1],
+        [](at::Tensor& self, Rest... rest) {
+          OclStructured<Meta> op(Variant::Inplace, self);
+          call_meta(op, self, rest...);
+        },
         [](at::Tensor& self, Rest... rest) -> at::Tensor& {
           OclStructured<Meta> op(Variant::Inplace, self);
           call_meta(op, self, rest...);
@@ -172,8 +180,12 @@ struct StructuredOp {
         self, rest...);
   }
   static at::Tensor& out(const at::Tensor& self, Rest... rest, at::Tensor& result) {
-    return CheckedCall<at::Tensor&, const at::Tensor&, Rest..., at::Tensor&>::call(
+    return CheckedCall<at::Tensor&, const at::Tensor&, Rest..., at::Tensor&>::call_prechecked(
         entries()[2],
+        [](const at::Tensor& self, Rest... rest, at::Tensor& result) {
+          OclStructured<Meta> op(Variant::Out, result);
+          call_meta(op, self, rest...);
+        },
         [](const at::Tensor& self, Rest... rest, at::Tensor& result) -> at::Tensor& {
           OclStructured<Meta> op(Variant::Out, result);
           call_meta(op, self, rest...);
@@ -212,8 +224,12 @@ struct StructuredOp2 {
     return e;
   }
   static Pair functional(const at::Tensor& self, Rest... rest) {
-    return CheckedCall<Pair, const at::Tensor&, Rest...>::call(
+    return CheckedCall<Pair, const at::Tensor&, Rest...>::call_prechecked(
         entries()[0],
+        [](const at::Tensor& self, Rest... rest) {
+          OclStructured<Meta> op(Variant::Functional);
+          call_meta(op, self, rest...);
+        },
         [](const at::Tensor& self, Rest... rest) {
           OclStructured<Meta> op(Variant::Functional);
           call_meta(op, self, rest...);
@@ -223,8 +239,12 @@ struct StructuredOp2 {
         self, rest...);
   }
   static RefPair out(const at::Tensor& self, Rest... rest, at::Tensor& out0, at::Tensor& out1) {
-    return CheckedCall<RefPair, const at::Tensor&, Rest..., at::Tensor&, at::Tensor&>::call(
+    return CheckedCall<RefPair, const at::Tensor&, Rest..., at::Tensor&, at::Tensor&>::call_prechecked(
         entries()[1],
+        [](const at::Tensor& self, Rest... rest, at::Tensor& out0, at::Tensor& out1) {
+          OclStructured<Meta> op(Variant::Out, out0, out1);
+          call_meta(op, self, rest...);
+        },
         [](const at::Tensor& self, Rest... rest, at::Tensor& out0, at::Tensor& out1) {
           OclStructured<Meta> op(Variant::Out, out0, out1);
           call_meta(op, self, rest...);
@@ -300,8 +320,12 @@ struct NativeMultiOp<Native, std::tuple<Args...>, std::index_sequence<I...>> {
     return e;
   }
   static R functional(Args... args) {
-    return CheckedCall<R, Args...>::call(
+    return CheckedCall<R, Args...>::call_prechecked(
         entries()[0],
+        [](Args... args) {
+          OclStructured<Native> op(Variant::Functional);
+          op.meta(to_meta_arg(args)...);
+        },
         [](Args... args) -> R {
           OclStructured<Native> op(Variant::Functional);
           op.meta(to_meta_arg(args)...);
@@ -311,8 +335,12 @@ struct NativeMultiOp<Native, std::tuple<Args...>, std::index_sequence<I...>> {
         args...);
   }
   static RRef out(Args... args, OutRef<I>... outs) {
-    return CheckedCall<RRef, Args..., OutRef<I>...>::call(
+    return CheckedCall<RRef, Args..., OutRef<I>...>::call_prechecked(
         entries()[1],
+        [](Args... args, OutRef<I>... outs) {
+          OclStructured<Native> op(Variant::Out, {outs...});
+          op.meta(to_meta_arg(args)...);
+        },
         [](Args... args, OutRef<I>... outs) -> RRef {
           OclStructured<Native> op(Variant::Out, {outs...});
           op.meta(to_meta_arg(args)...);

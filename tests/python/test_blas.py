@@ -383,6 +383,23 @@ def test_tiny_addmm(strict, dtype, b_layout, mkn, beta, alpha):
             torch.bmm(x.expand(3, m, k), w.t().expand(3, k, n)))
 
 
+@pytest.mark.parametrize("use_gelu", [False, True], ids=["relu", "gelu"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=dname)
+def test_addmm_activation(strict, dtype, use_gelu):
+    """_addmm_activation: addmm then relu / exact gelu in place, as the CPU (CUDA's
+    cuBLASLt epilogue takes the tanh gelu; PyTorch's test expects erf off CUDA)."""
+    x, w, b = make(dtype, (5, 3), 96), make(dtype, (7, 3), 97), make(dtype, (7,), 98)
+    expected = torch._addmm_activation(b, x, w.t(), beta=0.8, alpha=1.2, use_gelu=use_gelu)
+    compare(torch._addmm_activation(b.to("ocl"), x.to("ocl"), w.to("ocl").t(), beta=0.8, alpha=1.2,
+                                    use_gelu=use_gelu), expected)
+    out = torch.full((7, 5), NAN, dtype=dtype, device="ocl").t()  # column-major out
+    torch._addmm_activation(b.to("ocl"), x.to("ocl"), w.to("ocl").t(), beta=0.8, alpha=1.2,
+                            use_gelu=use_gelu, out=out)
+    compare(out, expected)
+    empty = torch._addmm_activation(b.to("ocl"), x[:0].to("ocl"), w.to("ocl").t(), use_gelu=use_gelu)
+    assert empty.shape == (0, 7)
+
+
 # register-tiled GEMM (kernels/gemm.cl; CPU devices: every shape the skinny kernel does not take) --
 # Tiles are 6 x 16 (float32) and 4 x 8 (float64): sizes 1, tile-1, tile, tile+1 and a few
 # multiples in M and N; K = 0, 1, odd, large.

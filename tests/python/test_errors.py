@@ -2,6 +2,7 @@
 memory, memory limits, the CPU fallback modes and a machine without OpenCL."""
 
 import gc
+import re
 import textwrap
 
 import pytest
@@ -325,3 +326,28 @@ def test_bool_addcmul_is_refused_as_on_cpu_and_cuda():
     with pytest.raises(NotImplementedError):
         torch.addcmul(b.to("ocl"), b.to("ocl"), b.to("ocl"))
     run_both(torch.addcmul, b, b, b)  # the CPU's error type
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x: torch.ceil(x),
+        lambda x: x.floor_(),
+        lambda x: torch.trunc(x, out=torch.empty_like(x)),
+        lambda x: torch.sign(x),
+        lambda x: torch.maximum(x, x),
+        lambda x: torch.clamp_min(x, 0),
+        lambda x: torch._foreach_ceil([x, x]),
+        lambda x: torch.linalg.slogdet(x.real.to(torch.int64).view(2, 2)),
+    ],
+    ids=["ceil", "floor_", "trunc_out", "sign", "maximum", "clamp_min", "foreach_ceil", "slogdet_int"],
+)
+def test_a_structured_ops_own_errors_are_raised_on_the_device(fallback_stats, call):
+    """An input the kernels do not take (complex for a real-only op) meets the op's
+    meta checks before the fallback: the CPU's error, raised without a fallback call."""
+    cpu = torch.tensor([1 + 2j, -3j, 0.5, 2], dtype=torch.complex64)
+    with pytest.raises(Exception) as cpu_err:
+        call(cpu)
+    with pytest.raises(cpu_err.type, match=re.escape(str(cpu_err.value).split("\n")[0])):
+        call(cpu.to("ocl"))
+    assert not fallback_stats(), fallback_stats()
