@@ -180,6 +180,12 @@ CachedKernel& dtype_kernel(c10::DeviceIndex device, const char* source, const ch
   return source_kernel(device, source, kernel, static_cast<uint64_t>(dtype), [&] { return dtype_preamble(dtype); });
 }
 
+CachedKernel& bits_kernel(c10::DeviceIndex device, const char* source, const char* kernel, c10::ScalarType dtype) {
+  // 0xb1 keeps the keys apart from dtype_kernel's (a ScalarType's value)
+  return source_kernel(device, source, kernel, kernel_variant({0xb1, static_cast<int>(c10::elementSize(dtype))}),
+                       [&] { return bits_preamble(dtype); });
+}
+
 CachedKernel& source_kernel(c10::DeviceIndex device, const char* source, const char* kernel, uint64_t variant,
                             c10::function_ref<std::string()> preamble) {
   // The top bit keeps these keys apart from the engines' (an op descriptor's address).

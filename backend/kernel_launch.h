@@ -126,6 +126,10 @@ CachedKernel& source_kernel(c10::DeviceIndex device, const char* source, const c
                             c10::function_ref<std::string()> preamble);
 // source_kernel for a program whose preamble is dtype_preamble(dtype) alone.
 CachedKernel& dtype_kernel(c10::DeviceIndex device, const char* source, const char* kernel, c10::ScalarType dtype);
+// source_kernel for a kernel that only moves elements: its program's
+// preamble is bits_preamble(dtype) (an unsigned type of the element's size),
+// one program per element size, complex dtypes included.
+CachedKernel& bits_kernel(c10::DeviceIndex device, const char* source, const char* kernel, c10::ScalarType dtype);
 // Packs small integers (dtypes as ints, flags) into a variant, 8 bits each.
 constexpr uint64_t kernel_variant(std::initializer_list<int> parts) {
   uint64_t v = 0;

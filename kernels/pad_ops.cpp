@@ -7,7 +7,7 @@
 // replication_pad2d/3d_backward have CPU-only entry points: their checks
 // below repeat the CPU's (ReflectionPad.cpp, ReplicationPadding.cpp) with its
 // messages, using ATen's padding::check_valid_input. Forward: every dtype
-// but bool (the CPU rejects it); backward: floating types; other dtypes go
+// but bool (the CPU rejects it), complex included; backward: floating types; other dtypes go
 // to the counted CPU fallback (its result or its error).
 #include <ATen/native/Padding.h>
 #include <ATen/ops/empty.h>
@@ -19,6 +19,8 @@
 #include <ATen/ops/replication_pad1d_meta.h>
 #include <ATen/ops/replication_pad2d_meta.h>
 #include <ATen/ops/replication_pad3d_meta.h>
+
+#include <string_view>
 
 #include "kernels/register_op.h"
 #include "backend/kernel_launch.h"
@@ -52,9 +54,15 @@ void run_pad(const char* kernel, bool reflect, const Tensor& input, const Tensor
   p.reflect = reflect;
   for (int i = 0; i < dims; ++i) p.pad[2 - i] = padding[2 * i];
   const auto device = dst.device().index();
-  check_dtype_supported(dst.scalar_type(), device);
-  Launch(device, dtype_kernel(device, "pad", kernel, dst.scalar_type())).tensor(dst).input(src).value(p).run_items(
-      dst.numel());
+  const auto dtype = dst.scalar_type();
+  check_storable(dtype, device);
+  // the forward moves elements (any storable dtype, complex too); the backward adds
+  const bool moves = std::string_view(kernel) == "pad_forward";
+  Launch(device, moves ? bits_kernel(device, "pad", kernel, dtype) : dtype_kernel(device, "pad", kernel, dtype))
+      .tensor(dst)
+      .input(src)
+      .value(p)
+      .run_items(dst.numel());
 }
 
 void pad_forward(bool reflect, const Tensor& out, const Tensor& self, IntArrayRef padding) {
@@ -68,7 +76,8 @@ void pad_backward(bool reflect, const Tensor& grad_input, const Tensor& grad_out
   run_pad("pad_backward", reflect, grad_input, go, padding, grad_input, go);
 }
 
-bool not_bool(at::ScalarType t) { return t != at::kBool && has_kernels(t); }
+// The pads' dtypes on the CPU and CUDA: every dtype but bool, complex included (the forward moves bits).
+bool not_bool(at::ScalarType t) { return t != at::kBool && has_data_kernels(t); }
 
 // ---- structured impls ----
 

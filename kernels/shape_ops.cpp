@@ -78,9 +78,7 @@ void triangle_impl(at::impl::MetaBase&, const at::Tensor& out, const at::Tensor&
   const int64_t nd = self.dim(), rows = self.size(-2), cols = self.size(-1);
   const Slices s = slices_along({out, self}, {nd - 2, nd - 1});
   const auto dtype = self.scalar_type();
-  Launch(out.device().index(), source_kernel(out.device().index(), "shape", "triangle",
-                                             kernel_variant({static_cast<int>(c10::elementSize(dtype))}),
-                                             [&] { return bits_preamble(dtype); }))
+  Launch(out.device().index(), bits_kernel(out.device().index(), "shape", "triangle", dtype))
       .value(s.ix)
       .value<int64_t>(s.count)
       .value<int64_t>(rows)

@@ -236,6 +236,15 @@ def test_pad_integers(strict, mode, dtype):
     compare(lambda t: F.pad(t, (2, 3), mode=mode), x[0], grad=False)
 
 
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=dname)
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+def test_pad_complex_forward(strict, mode, dtype):
+    # the forward moves bits (one program per element size); the backward of complex falls back
+    x = torch.randn(2, 3, 5, 6, dtype=dtype)
+    compare(lambda t: F.pad(t, (2, 1, 1, 3), mode=mode), x, grad=False)
+    compare(lambda t: F.pad(t, (1, 2, 0, 1, 2, 1), mode=mode), x[:, :, :, ::2].unsqueeze(0), grad=False)
+
+
 @pytest.mark.parametrize("mode", ["reflect", "replicate"])
 def test_pad_layouts(strict, mode):
     x = torch.randn(2, 4, 5, 6, dtype=torch.float64)
