@@ -175,6 +175,17 @@ def test_summary_counts_disabled_tests_and_fallback_users(run_python, tmp_path):
     assert [t.split("::")[-1] for t in summary["passed_with_fallback"]] == ["test_uses_the_fallback_ocl"], summary
     report = run_python(None, args=["-m", "torch_ocl.testing.upstream_report", str(results)], timeout=120)
     assert "| test_recording.py | ? | 4 | 2 | 0 | 0 | 100.0% | 100.0% | 0 | 2 | 1 (50.0%) |" in report.stdout, report.stdout
+    # --sources names each file's version (the table shows the commit), --notes is appended
+    (tmp_path / "sources.txt").write_text("test/test_recording.py someone/pytorch@0123456789abcdef\n")
+    (tmp_path / "notes.md").write_text("## Adaptations\n\n- none\n")
+    out = tmp_path / "upstream.md"
+    run_python(None, args=["-m", "torch_ocl.testing.upstream_report", str(results), "--sources",
+                           str(tmp_path / "sources.txt"), "--notes", str(tmp_path / "notes.md"), "--out", str(out)],
+               timeout=120)
+    text = out.read_text()
+    assert "| test_recording.py | 0123456789 | 4 | 2 |" in text, text
+    assert "- `test_recording.py`: someone/pytorch@0123456789abcdef" in text, text
+    assert text.endswith("## Adaptations\n\n- none\n"), text
 
 
 def test_shards_add_up_to_the_whole_file(run_python, tmp_path):
