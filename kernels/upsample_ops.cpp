@@ -134,8 +134,13 @@ void backward(const Tensor& grad_input, const Tensor& grad_output, Mode mode, bo
 
 // ---- the structured impls (scales: one per spatial dim, D H W order) ----
 
+bool floating_or_byte(at::ScalarType t) { return takes_floating(t) || t == at::kByte; }
+
 template <Mode M, class... S>
 void nearest_impl(at::impl::MetaBase&, const Tensor& out, const Tensor& self, IntArrayRef, S... scales) {
+  // floating types and uint8: the dtypes of the CPU's and CUDA's kernels; the rest raise as there
+  TORCH_CHECK_NOT_IMPLEMENTED(floating_or_byte(self.scalar_type()), "\"upsample_", mode_name(M),
+                              "\" not implemented for '", c10::toString(self.scalar_type()), "'");
   forward(out, self, M, false, {scales...});
 }
 template <Mode M, class... S>
@@ -158,7 +163,6 @@ void interp_backward_impl(at::impl::MetaBase&, const Tensor& grad_input, const T
   backward(grad_input, grad_output, M, align_corners, {scales...});
 }
 
-bool floating_or_byte(at::ScalarType t) { return takes_floating(t) || t == at::kByte; }
 
 }  // namespace
 
@@ -167,12 +171,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   using IA = IntArrayRef;
   using D = OptD;
   // nearest / nearest-exact: (output_size, scales...)
-  register_structured<structured_upsample_nearest1d, &nearest_impl<kNearest, D>, IA, D>(m, "upsample_nearest1d", nullptr, "upsample_nearest1d.out", floating_or_byte);
-  register_structured<structured_upsample_nearest2d, &nearest_impl<kNearest, D, D>, IA, D, D>(m, "upsample_nearest2d", nullptr, "upsample_nearest2d.out", floating_or_byte);
-  register_structured<structured_upsample_nearest3d, &nearest_impl<kNearest, D, D, D>, IA, D, D, D>(m, "upsample_nearest3d", nullptr, "upsample_nearest3d.out", floating_or_byte);
-  register_structured<structured__upsample_nearest_exact1d, &nearest_impl<kNearestExact, D>, IA, D>(m, "_upsample_nearest_exact1d", nullptr, "_upsample_nearest_exact1d.out", floating_or_byte);
-  register_structured<structured__upsample_nearest_exact2d, &nearest_impl<kNearestExact, D, D>, IA, D, D>(m, "_upsample_nearest_exact2d", nullptr, "_upsample_nearest_exact2d.out", floating_or_byte);
-  register_structured<structured__upsample_nearest_exact3d, &nearest_impl<kNearestExact, D, D, D>, IA, D, D, D>(m, "_upsample_nearest_exact3d", nullptr, "_upsample_nearest_exact3d.out", floating_or_byte);
+  register_structured<structured_upsample_nearest1d, &nearest_impl<kNearest, D>, IA, D>(m, "upsample_nearest1d", nullptr, "upsample_nearest1d.out", takes_real);
+  register_structured<structured_upsample_nearest2d, &nearest_impl<kNearest, D, D>, IA, D, D>(m, "upsample_nearest2d", nullptr, "upsample_nearest2d.out", takes_real);
+  register_structured<structured_upsample_nearest3d, &nearest_impl<kNearest, D, D, D>, IA, D, D, D>(m, "upsample_nearest3d", nullptr, "upsample_nearest3d.out", takes_real);
+  register_structured<structured__upsample_nearest_exact1d, &nearest_impl<kNearestExact, D>, IA, D>(m, "_upsample_nearest_exact1d", nullptr, "_upsample_nearest_exact1d.out", takes_real);
+  register_structured<structured__upsample_nearest_exact2d, &nearest_impl<kNearestExact, D, D>, IA, D, D>(m, "_upsample_nearest_exact2d", nullptr, "_upsample_nearest_exact2d.out", takes_real);
+  register_structured<structured__upsample_nearest_exact3d, &nearest_impl<kNearestExact, D, D, D>, IA, D, D, D>(m, "_upsample_nearest_exact3d", nullptr, "_upsample_nearest_exact3d.out", takes_real);
   // their backward ops: (output_size, input_size, scales...)
   register_structured<structured_upsample_nearest1d_backward, &nearest_backward_impl<kNearest, D>, IA, IA, D>(m, "upsample_nearest1d_backward", nullptr, "upsample_nearest1d_backward.grad_input", takes_floating);
   register_structured<structured_upsample_nearest2d_backward, &nearest_backward_impl<kNearest, D, D>, IA, IA, D, D>(m, "upsample_nearest2d_backward", nullptr, "upsample_nearest2d_backward.grad_input", takes_floating);

@@ -187,14 +187,18 @@ def test_upsample_errors(strict):
 
 
 def test_upsample_integer_dtypes(fallback_stats):
-    """int32 nearest goes to the counted fallback (the CPU raises, as CUDA);
-    linear and cubic modes raise for integral dtypes as CUDA does, where the
-    CPU has a uint8 path (upstream test_nn's
-    test_upsamplingBiMode2d_nonsupported_dtypes)."""
+    """nearest modes raise for integer dtypes but uint8, and for bool, as the CPU
+    and CUDA do (without a fallback call); linear and cubic modes raise for
+    integral dtypes as CUDA does, where the CPU has a uint8 path (upstream
+    test_nn's test_upsamplingBiMode2d_nonsupported_dtypes)."""
     x = torch.randint(0, 100, (1, 2, 3, 4), dtype=torch.int32)
-    with torch.ocl.fallback_mode("silent"):
-        same_error(lambda t: F.interpolate(t, scale_factor=2), x)
-    assert fallback_stats().get("aten::upsample_nearest2d", 0) == 1
+    for dtype, name in [(torch.int32, "Int"), (torch.int8, "Char"), (torch.bool, "Bool")]:
+        for mode in ("nearest", "nearest-exact"):
+            with pytest.raises(NotImplementedError, match=f"not implemented for '{name}'"):
+                F.interpolate(x.to(dtype).to(OCL), scale_factor=2, mode=mode)
+            with pytest.raises(NotImplementedError, match=f"not implemented for '{name}'"):
+                F.interpolate(x.to(dtype), scale_factor=2, mode=mode)
+    assert not fallback_stats(), fallback_stats()
     for dtype in (torch.uint8, torch.int32, torch.bool):
         u = x.to(dtype).to(OCL)
         for mode, antialias in [("bilinear", False), ("bilinear", True), ("bicubic", False), ("bicubic", True)]:
