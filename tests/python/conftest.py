@@ -135,6 +135,7 @@ def pytest_configure(config):
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist)
         if CRASH_DIR_ENV not in os.environ:
             os.environ[CRASH_DIR_ENV] = tempfile.mkdtemp(prefix="torch_ocl_crashes_")
+            config._torch_ocl_crash_dir_owned = True
         return
     path = os.path.join(os.environ[CRASH_DIR_ENV], config.workerinput["workerid"] + ".log")
     config._torch_ocl_crash_file = open(path, "w", buffering=1)  # kept open for the worker's life
@@ -152,3 +153,15 @@ def pytest_terminal_summary(terminalreporter, config):
         if text:
             terminalreporter.section(f"crash report of worker {name[:-4]}", sep="=")
             terminalreporter.write_line("\n".join(text.splitlines()[-400:]))
+
+
+def pytest_unconfigure(config):
+    # the folder this run made goes when every report in it is empty (a crash's stays)
+    folder = os.environ.get(CRASH_DIR_ENV)
+    if not getattr(config, "_torch_ocl_crash_dir_owned", False) or not folder or not os.path.isdir(folder):
+        return
+    names = os.listdir(folder)
+    if all(os.path.getsize(os.path.join(folder, n)) == 0 for n in names):
+        for n in names:
+            os.remove(os.path.join(folder, n))
+        os.rmdir(folder)
