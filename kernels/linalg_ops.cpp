@@ -663,6 +663,23 @@ Tensor matrix_exp(const Tensor& self) {
   return r;
 }
 
+// matrix_exp's helper on CPU and CUDA: output[i] += sum_j coefficients[i, j] * input[j]
+// (coefficients real for a complex input), as one product over input's flattened rows;
+// the out= overload adds to `output` as ATen's does.
+Tensor& compute_linear_combination_out(const Tensor& input, const Tensor& coefficients, Tensor& output) {
+  const Tensor rows = input.reshape({input.size(0), -1});
+  output.add_(at::mm(coefficients.to(input.scalar_type()), rows).view(output.sizes()));
+  return output;
+}
+
+Tensor compute_linear_combination(const Tensor& input, const Tensor& coefficients) {
+  TORCH_CHECK(input.dim() > 0 && input.numel() > 0, "Empty tensor not supported");
+  auto sizes = input.sizes().vec();
+  sizes[0] = coefficients.size(0);
+  Tensor output = at::zeros(sizes, input.options().memory_format(at::MemoryFormat::Contiguous));
+  return compute_linear_combination_out(input, coefficients, output);
+}
+
 }  // namespace
 }  // namespace torch_ocl
 
@@ -712,6 +729,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_op<&ormqr_out, takes_linalg_complex>(m, "ormqr.out");
   register_op<&linalg_lstsq_out, takes_linalg_complex>(m, "linalg_lstsq.out");
   register_op<&torch_ocl::matrix_exp, takes_matrix_exp>(m, "linalg_matrix_exp");
+  register_op<&compute_linear_combination, takes_matrix_exp>(m, "_compute_linear_combination");
+  register_op<&compute_linear_combination_out, takes_matrix_exp>(m, "_compute_linear_combination.out");
   register_op<&linalg_solve_triangular, takes_linalg_complex>(m, "linalg_solve_triangular");
   register_op<&linalg_solve_triangular_out, takes_linalg_complex>(m, "linalg_solve_triangular.out");
   register_op<&cholesky, takes_linalg_complex>(m, "cholesky");

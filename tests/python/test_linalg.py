@@ -286,6 +286,22 @@ def test_complex_matrix_exp(dtype):
         torch.autograd.gradcheck(torch.linalg.matrix_exp, (x,))
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex64], ids=str)
+def test_compute_linear_combination(strict, dtype):
+    # matrix_exp's helper: output[i] (+)= sum_j coefficients[i, j] * input[j]; out= adds to out
+    for coeff_shape, data_shape in [((1, 3), (2, 2)), ((3, 1), (2, 2)), ((5, 3), (2, 2)), ((2, 4), ())]:
+        c = torch.rand(*coeff_shape)
+        x = torch.rand(coeff_shape[1], *data_shape, dtype=dtype)
+        expected = torch._compute_linear_combination(x, c)
+        assert_close = torch.testing.assert_close
+        assert_close(torch._compute_linear_combination(x.to("ocl"), c.to("ocl")).cpu(), expected)
+        out = torch.ones(coeff_shape[0], *data_shape, dtype=dtype, device="ocl")
+        torch._compute_linear_combination(x.to("ocl"), c.to("ocl"), out=out)
+        assert_close(out.cpu() - 1, expected)
+    with pytest.raises(RuntimeError, match="Empty tensor not supported"):
+        torch._compute_linear_combination(torch.empty(0, 2, device="ocl"), torch.rand(2, 0, device="ocl"))
+
+
 # ---- complex matrices (the LU / Cholesky / triangular family) -------------------------------------
 
 
