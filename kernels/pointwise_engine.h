@@ -61,6 +61,9 @@ struct PointwiseOp {
                                        // register the op with OCL_NATIVE_OP_C / OCL_NATIVE_FN_C
   bool truth_value = false;  // complex_expr is a truth value (eq, ne, logical_*): a complex
                              // output (out=, in-place) stores it as (v, 0)
+  bool complex_refused = false;  // ATen's CPU and CUDA kernels take no complex either: a complex
+                                 // input raises "not implemented" on the device (register_structured's
+                                 // precheck with the op's direct path), not through the fallback
 };
 
 // Runs `op` over `iter` (outputs first, then inputs). The compute dtype is

@@ -188,11 +188,11 @@ OCL_UNARY_C(atan, .expr = "atan(a)", .dtypes = kFloating, .complex_expr = "c_ata
 OCL_UNARY_C(asinh, .expr = "asinh(a)", .dtypes = kFloating, .complex_expr = "c_asinh(a)")
 OCL_UNARY_C(acosh, .expr = "acosh(a)", .dtypes = kFloating, .complex_expr = "c_acosh(a)")
 OCL_UNARY_C(atanh, .expr = "atanh(a)", .dtypes = kFloating, .complex_expr = "c_atanh(a)")
-OCL_UNARY(erf, .expr = "pw_erf(a)", .dtypes = kFloating)
-OCL_UNARY(erfc, .expr = "pw_erfc(a)", .dtypes = kFloating)
-OCL_UNARY(erfinv, .expr = "pw_erfinv(a)", .dtypes = kFloating)
-OCL_UNARY(lgamma, .expr = "lgamma(a)", .dtypes = kFloating)
-OCL_UNARY(digamma, .expr = "pw_digamma(a)", .dtypes = kFloating)
+OCL_UNARY(erf, .expr = "pw_erf(a)", .dtypes = kFloating, .complex_refused = true)
+OCL_UNARY(erfc, .expr = "pw_erfc(a)", .dtypes = kFloating, .complex_refused = true)
+OCL_UNARY(erfinv, .expr = "pw_erfinv(a)", .dtypes = kFloating, .complex_refused = true)
+OCL_UNARY(lgamma, .expr = "lgamma(a)", .dtypes = kFloating, .complex_refused = true)
+OCL_UNARY(digamma, .expr = "pw_digamma(a)", .dtypes = kFloating, .complex_refused = true)
 OCL_UNARY_C(sinc, .expr = "pw_sinc(a)", .dtypes = kFloating, .complex_expr = "c_sinc(a)")
 OCL_UNARY_C(sigmoid, .expr = "(T)1 / ((T)1 + exp(-a))", .dtypes = kFloating, .complex_expr = "c_sigmoid(a)")
 OCL_UNARY_C(reciprocal, .expr = "(T)1 / a", .dtypes = kFloating, .complex_expr = "c_recip(a)")
@@ -200,9 +200,9 @@ OCL_UNARY_C(reciprocal, .expr = "(T)1 / a", .dtypes = kFloating, .complex_expr =
 OCL_UNARY_C(neg, .expr = "-a", .dtypes = kNumbers, .complex_expr = "-a")
 OCL_UNARY(ceil, .expr = "ceil(a)", .dtypes = kFloating)
 OCL_UNARY(floor, .expr = "floor(a)", .dtypes = kFloating)
-OCL_UNARY(round, .expr = "rint(a)", .dtypes = kFloating)
+OCL_UNARY(round, .expr = "rint(a)", .dtypes = kFloating, .complex_refused = true)
 OCL_UNARY(trunc, .expr = "trunc(a)", .dtypes = kFloating)
-OCL_UNARY(frac, .expr = "a - trunc(a)", .dtypes = kFloating)
+OCL_UNARY(frac, .expr = "a - trunc(a)", .dtypes = kFloating, .complex_refused = true)
 OCL_POINTWISE_STUB(round_decimals, round_decimals_stub, .expr = "pw_round_decimals(a, p0)",
                    .dtypes = kFloating, .params = "L")
 OCL_NATIVE_OP(structured_round_decimals_out, "round.decimals", "round_.decimals", "round.decimals_out")
@@ -212,7 +212,7 @@ OCL_POINTWISE_STUB(sgn, sgn_stub, .expr = "a", .dtypes = 0, .complex_expr = "c_s
 OCL_NATIVE_OP_C(structured_sgn_out, "sgn", "sgn_", "sgn.out")
 OCL_POINTWISE_STUB(conj_physical, conj_physical_stub, .expr = "a", .dtypes = kAllTypes, .complex_expr = "c_conj(a)")
 OCL_NATIVE_FN_C("conj_physical.out", &at::native::conj_physical_out)
-OCL_UNARY(bitwise_not, .expr = "(T)(T_IS_BOOL ? (a == (T)0) : ~a)", .dtypes = kIntegralAndBool)
+OCL_UNARY(bitwise_not, .expr = "(T)(T_IS_BOOL ? (a == (T)0) : ~a)", .dtypes = kIntegralAndBool, .complex_refused = true)
 OCL_UNARY_PREDICATE(signbit, .expr = "signbit(a) != 0", .dtypes = kNumbers, .int_expr = "a < (T)0")
 OCL_UNARY_PREDICATE(isposinf, .expr = "a == PW_INF", .dtypes = kFloating)
 OCL_UNARY_PREDICATE(isneginf, .expr = "a == -PW_INF", .dtypes = kFloating)
@@ -351,9 +351,9 @@ OCL_POINTWISE_STUB(xlog1py, xlog1py_stub, .expr = "pw_xlog1py(a, b)", .ninputs =
 OCL_NATIVE_OP(structured_special_xlog1py_out, "special_xlog1py", nullptr, "special_xlog1py.out")
 OCL_POINTWISE_STUB(heaviside, heaviside_stub, .expr = "a == (T)0 ? b : (T)(a > (T)0)", .ninputs = 2)
 OCL_NATIVE_OP(structured_heaviside_out, "heaviside", "heaviside_", "heaviside.out")
-OCL_POINTWISE_STUB(maximum, maximum_stub, .expr = "pw_maximum(a, b)", .ninputs = 2)
+OCL_POINTWISE_STUB(maximum, maximum_stub, .expr = "pw_maximum(a, b)", .ninputs = 2, .complex_refused = true)
 OCL_NATIVE_OP(structured_maximum_out, "maximum", nullptr, "maximum.out", OCL_DIRECT(maximum))
-OCL_POINTWISE_STUB(minimum, minimum_stub, .expr = "pw_minimum(a, b)", .ninputs = 2)
+OCL_POINTWISE_STUB(minimum, minimum_stub, .expr = "pw_minimum(a, b)", .ninputs = 2, .complex_refused = true)
 OCL_NATIVE_OP(structured_minimum_out, "minimum", nullptr, "minimum.out", OCL_DIRECT(minimum))
 OCL_POINTWISE_STUB(fmax, fmax_stub, .expr = "fmax(a, b)", .ninputs = 2, .dtypes = kAllTypes,
                    .int_expr = "max(a, b)")
@@ -512,7 +512,7 @@ OCL_POINTWISE_STUB(silu_backward, silu_backward_stub,
                    .ninputs = 2, .dtypes = kFloating)
 OCL_NATIVE_OP(structured_silu_backward_out, "silu_backward", nullptr, "silu_backward.grad_input",
               OCL_DIRECT(silu_backward))
-OCL_UNARY(mish, .expr = "a * tanh(log1p(exp(a)))", .dtypes = kFloating)
+OCL_UNARY(mish, .expr = "a * tanh(log1p(exp(a)))", .dtypes = kFloating, .complex_refused = true)
 OCL_POINTWISE_STUB(mish_backward, mish_backward_stub,
                    .expr = "a * (tanh(log1p(exp(b))) + b * ((T)1 / ((T)1 + exp(-b))) * "
                            "((T)1 - tanh(log1p(exp(b))) * tanh(log1p(exp(b)))))",
@@ -526,13 +526,13 @@ OCL_POINTWISE_STUB(softplus_backward, softplus_backward_stub,
                    .dtypes = kFloating, .params = "TT")
 OCL_NATIVE_OP(structured_softplus_backward_out, "softplus_backward", nullptr, "softplus_backward.grad_input")
 OCL_POINTWISE_STUB(leaky_relu, leaky_relu_stub, .expr = "a > (T)0 ? a : a * p0", .dtypes = kFloating,
-                   .params = "T")
+                   .params = "T", .complex_refused = true)
 OCL_NATIVE_OP(structured_leaky_relu_out, "leaky_relu", "leaky_relu_", "leaky_relu.out", OCL_DIRECT(leaky_relu))
 OCL_POINTWISE_STUB(leaky_relu_backward, leaky_relu_backward_stub, .expr = "a > (T)0 ? b : b * p0",
                    .ninputs = 2, .dtypes = kFloating, .params = "T")
 OCL_NATIVE_OP(structured_leaky_relu_backward_out, "leaky_relu_backward", nullptr, "leaky_relu_backward.grad_input")
 // NaN propagates through pw_clamp (fmin/fmax would drop it), as on the CPU.
-OCL_UNARY(hardsigmoid, .expr = "pw_clamp(a + (T)3, (T)0, (T)6) / (T)6", .dtypes = kFloating)
+OCL_UNARY(hardsigmoid, .expr = "pw_clamp(a + (T)3, (T)0, (T)6) / (T)6", .dtypes = kFloating, .complex_refused = true)
 OCL_POINTWISE_STUB(hardsigmoid_backward, hardsigmoid_backward_stub,
                    .expr = "(b > (T)-3 && b < (T)3) ? a / (T)6 : (T)0", .ninputs = 2, .dtypes = kFloating)
 OCL_NATIVE_OP(structured_hardsigmoid_backward_out, "hardsigmoid_backward", nullptr, "hardsigmoid_backward.grad_input")

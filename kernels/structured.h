@@ -125,6 +125,19 @@ bool try_direct(const DirectPointwise& d, bool inplace, const at::Tensor& self, 
   return run_pointwise_direct(d, inplace, tensors, c10::ArrayRef<c10::Scalar>(scalars.data(), s), result);
 }
 
+// Before a fallback: a complex tensor argument of an op whose direct-path row
+// declares complex_refused raises the row's NotImplementedError, as ATen's
+// dtype dispatch does on every device.
+template <class... A>
+void refuse_complex(const std::optional<DirectPointwise>& d, const A&... a) {
+  if (!d || !d->op->complex_refused) return;
+  [[maybe_unused]] auto check = [&](const auto& arg) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(arg)>, at::Tensor>)
+      if (arg.defined() && arg.is_complex()) check_op_dtype(*d->op, arg.scalar_type());
+  };
+  (check(a), ...);
+}
+
 // The three overloads of a structured op whose first argument is `self`.
 // Impl(meta, out, self, rest...) computes into `out`.
 template <class Meta, auto Impl, class... Rest>
@@ -151,6 +164,7 @@ struct StructuredOp {
         [](const at::Tensor& self, Rest... rest) {
           OclStructured<Meta> op(Variant::Functional);
           call_meta(op, self, rest...);
+          refuse_complex(direct(), self, rest...);
         },
         [](const at::Tensor& self, Rest... rest) {
           OclStructured<Meta> op(Variant::Functional);
@@ -170,6 +184,7 @@ struct StructuredOp {
         [](at::Tensor& self, Rest... rest) {
           OclStructured<Meta> op(Variant::Inplace, self);
           call_meta(op, self, rest...);
+          refuse_complex(direct(), self, rest...);
         },
         [](at::Tensor& self, Rest... rest) -> at::Tensor& {
           OclStructured<Meta> op(Variant::Inplace, self);
@@ -185,6 +200,7 @@ struct StructuredOp {
         [](const at::Tensor& self, Rest... rest, at::Tensor& result) {
           OclStructured<Meta> op(Variant::Out, result);
           call_meta(op, self, rest...);
+          refuse_complex(direct(), self, rest..., result);
         },
         [](const at::Tensor& self, Rest... rest, at::Tensor& result) -> at::Tensor& {
           OclStructured<Meta> op(Variant::Out, result);

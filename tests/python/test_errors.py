@@ -351,3 +351,26 @@ def test_a_structured_ops_own_errors_are_raised_on_the_device(fallback_stats, ca
     with pytest.raises(cpu_err.type, match=re.escape(str(cpu_err.value).split("\n")[0])):
         call(cpu.to("ocl"))
     assert not fallback_stats(), fallback_stats()
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x: torch.erf(x), lambda x: x.clone().lgamma_(), lambda x: torch.round(x, out=torch.empty_like(x)),
+        lambda x: torch.frac(x), lambda x: torch.digamma(x), lambda x: torch.bitwise_not(x),
+        lambda x: torch.clamp_min(x, x), lambda x: torch.nn.functional.leaky_relu(x),
+        lambda x: torch.nn.functional.mish(x), lambda x: torch._foreach_erfc([x, x]),
+    ],
+    ids=["erf", "lgamma_", "round_out", "frac", "digamma", "bitwise_not", "clamp_min_tensor", "leaky_relu", "mish",
+         "foreach_erfc"],
+)
+def test_complex_inputs_of_real_only_rows_raise_on_the_device(fallback_stats, call):
+    """Rows marked complex_refused (ATen's CPU and CUDA kernels take no complex):
+    NotImplementedError "... not implemented for 'ComplexFloat'" as on the CPU,
+    raised without a fallback call."""
+    cpu = torch.tensor([1 + 2j, -3j], dtype=torch.complex64)
+    with pytest.raises(NotImplementedError, match="not implemented for 'ComplexFloat'"):
+        call(cpu)
+    with pytest.raises(NotImplementedError, match="not implemented for 'ComplexFloat'"):
+        call(cpu.to("ocl"))
+    assert not fallback_stats(), fallback_stats()
