@@ -286,3 +286,41 @@ def test_xdist_runs_record_each_test_once_with_its_own_fallback_calls(run_python
     ids = [json.loads(line)["id"] for line in calls]
     assert len(ids) == len(set(ids)) == 4, calls  # one line per test (PyTorch skips a disabled one in its call)
     assert [t.split("::")[-1] for t in summary["passed_with_fallback"]] == ["test_uses_the_fallback_ocl"], summary
+
+
+CRASHING = textwrap.dedent("""
+    from torch.testing._internal.common_device_type import instantiate_device_type_tests
+    from torch.testing._internal.common_utils import TestCase
+
+    class TestCrashing(TestCase):
+        def test_a_passes(self, device):
+            pass
+
+        def test_b_dies(self, device):
+            import ctypes
+            ctypes.string_at(0)  # a segfault takes the worker down: no report of its own
+
+        def test_c_passes(self, device):
+            pass
+
+    instantiate_device_type_tests(TestCrashing, globals())
+""")
+
+
+def test_a_test_whose_process_dies_is_an_error_not_lost(run_python, tmp_path):
+    # Under -n 2 pytest-xdist replaces the dead worker and goes on; only the
+    # controller hears of the crash, and it records nothing: the test that
+    # started and never reported is counted as an error.
+    import json
+    path = tmp_path / "test_crashing.py"
+    path.write_text(CRASHING)
+    results = tmp_path / "results"
+    proc = run_python(None, args=["-m", "torch_ocl.testing.run_upstream", str(path), "--results-dir", str(results),
+                                  "--", "-n", "2"], timeout=600)
+    assert "ocl tests: 2 passed, 0 failed, 0 skipped, 1 errors" in proc.stdout, proc.stdout + proc.stderr
+    summary = json.loads((results / "test_crashing.py.summary.json").read_text())
+    [(test, message)] = summary["failures"].items()
+    assert test.endswith("test_b_dies_ocl") and "died" in message, summary
+    # the run's whole output is kept beside the results, with the crash report of the dead worker
+    output = (results / "test_crashing.py.output.txt").read_text()
+    assert "torch_ocl crash report: signal 11 (SEGV)" in output, output

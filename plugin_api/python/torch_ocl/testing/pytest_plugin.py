@@ -18,6 +18,7 @@ file too long for one run is split into n runs that add up to the whole."""
 import json
 import os
 
+import pytest
 import torch
 import torch_ocl  # noqa: F401
 
@@ -28,11 +29,23 @@ _fallbacks_at_start = 0
 # controller's fallback counters are not the test's: its records said 0, and
 # whichever of the two lines came last won).
 _xdist_controller = False
+_crash_file = None
 
 
+@pytest.hookimpl(trylast=True)  # after pytest's faulthandler plugin, to which the crash report chains
 def pytest_configure(config):
     global _xdist_controller
     _xdist_controller = not hasattr(config, "workerinput") and bool(getattr(config.option, "numprocesses", None))
+    path = os.environ.get("TORCH_OCL_RESULTS_JSONL")
+    if path and not _xdist_controller:
+        # A process that runs tests: on a fatal signal, Python's stacks and the
+        # crashing thread's native backtrace go to a file of its own (an xdist
+        # worker's stderr is lost); run_upstream adds it to the run's output.
+        import faulthandler
+        global _crash_file
+        _crash_file = open(f"{path}.crash.{os.getpid()}", "w", buffering=1)
+        faulthandler.enable(file=_crash_file, all_threads=True)
+        torch_ocl._C._install_crash_reporter(_crash_file.fileno())
 
 
 def _fallback_calls() -> int:

@@ -40,6 +40,7 @@ the shards' summaries add up in the report.
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import os
 import subprocess
@@ -109,14 +110,19 @@ def _is_ocl_test(nodeid: str) -> bool:
     return classname.endswith(OCL_CLASS_SUFFIXES) or "_ocl" in parts[-1]
 
 
-def read_results(jsonl: str) -> tuple:
+DIED_MESSAGE = "the test process died while running this test (a crash: see the run's output)"
+
+
+def read_results(jsonl: str, timed_out: bool = False) -> tuple:
     """(outcomes, running) from the plugin's JSON lines: outcomes maps each
     test id to (outcome, message, fallback calls) with outcome one of OUTCOMES; running is the
-    id of a test that started and never reported its call (the one a timeout
-    or crash interrupted), or None."""
-    outcomes, running = {}, None
+    id of a test that started and never finished (the last one, under -n several
+    workers run at once), or None. A test that started and never reported its
+    call is an error (its process died: a crash, or an xdist worker lost) unless
+    the run `timed_out`, which interrupted it."""
+    outcomes, unfinished = {}, {}
     if not os.path.exists(jsonl):
-        return outcomes, running
+        return outcomes, None
     with open(jsonl, encoding="utf-8") as f:
         for line in f:
             try:
@@ -125,7 +131,7 @@ def read_results(jsonl: str) -> tuple:
                 continue
             test = rec["id"]
             if rec["event"] == "start":
-                running = test
+                unfinished[test] = True
                 continue
             when, outcome, message = rec["when"], rec["outcome"], rec["message"]
             fallbacks = rec.get("fallbacks", 0)
@@ -136,8 +142,12 @@ def read_results(jsonl: str) -> tuple:
             elif when == "teardown":
                 if outcome == "failed" and outcomes.get(test, ("passed",))[0] == "passed":
                     outcomes[test] = ("error", message, fallbacks)
-                if running == test:
-                    running = None
+                unfinished.pop(test, None)
+    running = next(reversed(unfinished), None)
+    if not timed_out:
+        for test in unfinished:
+            if test not in outcomes:
+                outcomes[test] = ("error", DIED_MESSAGE, 0)
     return outcomes, running
 
 
@@ -220,7 +230,16 @@ def run_file(path: str, pytest_args: list, timeout: int | None, results: str | N
         except subprocess.TimeoutExpired as exc:
             out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
             code, output = 124, f"{out}\ntimed out after {timeout} s"
-        outcomes, running = read_results(jsonl)
+        outcomes, running = read_results(jsonl, timed_out=code == 124)
+        for crash in sorted(glob.glob(glob.escape(jsonl) + ".crash.*")):  # the plugin's per-process crash files
+            with open(crash, encoding="utf-8", errors="replace") as f:
+                text = f.read().strip()
+            if text:
+                output += f"\n==== crash report of process {crash.rsplit('.', 1)[-1]} ====\n{text}\n"
+            os.remove(crash)
+        if results:  # the whole output beside the results (a crash's stacks are in it)
+            with open(os.path.splitext(results)[0] + ".output.txt", "w", encoding="utf-8") as f:
+                f.write(output)
         return outcomes, running, code, "\n".join(output.strip().splitlines()[-15:])
 
 
