@@ -116,10 +116,10 @@ DIED_MESSAGE = "the test process died while running this test (a crash: see the 
 def read_results(jsonl: str, timed_out: bool = False) -> tuple:
     """(outcomes, running) from the plugin's JSON lines: outcomes maps each
     test id to (outcome, message, fallback calls) with outcome one of OUTCOMES; running is the
-    id of a test that started and never finished (the last one, under -n several
-    workers run at once), or None. A test that started and never reported its
-    call is an error (its process died: a crash, or an xdist worker lost) unless
-    the run `timed_out`, which interrupted it."""
+    id of a test the timeout interrupted (`timed_out`: the last one started, under
+    -n several workers run at once), else None. Without a timeout a test that
+    started and never finished is an error: its process died (a crash, an
+    xdist worker lost)."""
     outcomes, unfinished = {}, {}
     if not os.path.exists(jsonl):
         return outcomes, None
@@ -143,12 +143,12 @@ def read_results(jsonl: str, timed_out: bool = False) -> tuple:
                 if outcome == "failed" and outcomes.get(test, ("passed",))[0] == "passed":
                     outcomes[test] = ("error", message, fallbacks)
                 unfinished.pop(test, None)
-    running = next(reversed(unfinished), None)
-    if not timed_out:
-        for test in unfinished:
-            if test not in outcomes:
-                outcomes[test] = ("error", DIED_MESSAGE, 0)
-    return outcomes, running
+    if timed_out:
+        return outcomes, next(reversed(unfinished), None)
+    for test in unfinished:
+        if test not in outcomes:
+            outcomes[test] = ("error", DIED_MESSAGE, 0)
+    return outcomes, None
 
 
 def count(outcomes: dict) -> dict:
@@ -339,7 +339,7 @@ def main(argv=None) -> int:
                     merged.write(rerun.read())
             os.replace(results + ".merged", results)
             os.remove(results + ".before_rerun")
-            outcomes, running = read_results(results)
+            outcomes, running = read_results(results, timed_out=code == 124)
         cpu_too = []
         if args.cpu_check:
             failed = [t for t, (o, *_) in outcomes.items() if o in ("failed", "error") and _is_ocl_test(t)]
