@@ -15,9 +15,10 @@ CASES = [
     # register_op, default gate takes_real: complex64
     ("adaptive_avg_pool2d complex64", lambda a: F.adaptive_avg_pool2d(a, 2),
      lambda: torch.randn(1, 2, 3, 3, dtype=torch.complex64), "aten::_adaptive_avg_pool2d"),
-    # register_op, gate not_bool (a family predicate): complex64
-    ("reflection_pad2d complex64", lambda a: F.pad(a, (1, 1, 1, 1), mode="reflect"),
-     lambda: torch.randn(1, 2, 3, 3, dtype=torch.complex64), "aten::reflection_pad2d"),
+    # register_op, gate takes_floating (the pads' backward): complex64
+    ("reflection_pad2d_backward complex64",
+     lambda a: torch.ops.aten.reflection_pad2d_backward(a, a[:, :, :2, :2], [1, 1, 1, 1]),
+     lambda: torch.randn(1, 2, 4, 4, dtype=torch.complex64), "aten::reflection_pad2d_backward"),
     # register_structured with gate gemm_native: bool (the CPU raises; its error comes back)
     ("mm bool", lambda a: a @ a, lambda: torch.rand(3, 3) > 0.5, "aten::mm"),
     # register_op with a family predicate (im2col): complex64
@@ -25,9 +26,10 @@ CASES = [
      "aten::im2col"),
     # register_op (gate gemm_native): bool (the CPU raises; its error comes back)
     ("addbmm bool", lambda a: torch.addbmm(a[0], a, a), lambda: torch.rand(2, 3, 3) > 0.5, "aten::addbmm"),
-    # register_structured (upsample, gate floating_or_byte): int32
-    ("upsample_nearest2d int32", lambda a: F.interpolate(a, scale_factor=2),
-     lambda: torch.randint(0, 9, (1, 1, 2, 2), dtype=torch.int32), "aten::upsample_nearest2d"),
+    # register_structured (upsample backward, gate takes_floating): complex64
+    ("upsample_nearest2d_backward complex64",
+     lambda a: torch.ops.aten.upsample_nearest2d_backward(a, [2, 2], [1, 1, 1, 1]),
+     lambda: torch.randn(1, 1, 2, 2, dtype=torch.complex64), "aten::upsample_nearest2d_backward"),
 ]
 
 
