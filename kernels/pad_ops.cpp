@@ -20,8 +20,6 @@
 #include <ATen/ops/replication_pad2d_meta.h>
 #include <ATen/ops/replication_pad3d_meta.h>
 
-#include <string_view>
-
 #include "kernels/register_op.h"
 #include "backend/kernel_launch.h"
 #include "kernels/ncdhw.h"
@@ -45,7 +43,7 @@ struct PadParams {
 // Between `input` (input or grad_input) and `output` (output or
 // grad_output); padding as the schema's (left, right, top, bottom, front,
 // back); work items follow `dst`'s layout.
-void run_pad(const char* kernel, bool reflect, const Tensor& input, const Tensor& output, IntArrayRef padding,
+void run_pad(bool forward, bool reflect, const Tensor& input, const Tensor& output, IntArrayRef padding,
              const Tensor& dst, const Tensor& src) {
   if (dst.numel() == 0) return;
   const int dims = static_cast<int>(padding.size() / 2);
@@ -57,8 +55,8 @@ void run_pad(const char* kernel, bool reflect, const Tensor& input, const Tensor
   const auto dtype = dst.scalar_type();
   check_storable(dtype, device);
   // the forward moves elements (any storable dtype, complex too); the backward adds
-  const bool moves = std::string_view(kernel) == "pad_forward";
-  Launch(device, moves ? bits_kernel(device, "pad", kernel, dtype) : dtype_kernel(device, "pad", kernel, dtype))
+  Launch(device, forward ? bits_kernel(device, "pad", "pad_forward", dtype)
+                         : dtype_kernel(device, "pad", "pad_backward", dtype))
       .tensor(dst)
       .input(src)
       .value(p)
@@ -66,14 +64,14 @@ void run_pad(const char* kernel, bool reflect, const Tensor& input, const Tensor
 }
 
 void pad_forward(bool reflect, const Tensor& out, const Tensor& self, IntArrayRef padding) {
-  run_pad("pad_forward", reflect, self, out, padding, out, self);
+  run_pad(true, reflect, self, out, padding, out, self);
 }
 
 void pad_backward(bool reflect, const Tensor& grad_input, const Tensor& grad_output, IntArrayRef padding) {
   const Tensor go = grad_output.scalar_type() == grad_input.scalar_type()
                         ? grad_output
                         : grad_output.to(grad_input.scalar_type());
-  run_pad("pad_backward", reflect, grad_input, go, padding, grad_input, go);
+  run_pad(false, reflect, grad_input, go, padding, grad_input, go);
 }
 
 // The pads' dtypes on the CPU and CUDA: every dtype but bool, complex included (the forward moves bits).
