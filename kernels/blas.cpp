@@ -350,8 +350,17 @@ void gemm(const at::Tensor& out, const at::Tensor& a_in, const at::Tensor& b_in,
     else if (beta != 1.0) out.mul_(coef_scalar(beta, out.scalar_type()));
     return;
   }
-  // A conjugate view reaches here (the Conjugate key passes mm through): the
-  // kernels read memory, so the conjugate is taken first.
+  // Conjugate views reach here (the Conjugate key passes mm, addmm_, bmm,
+  // baddbmm and their out= forms through) and the kernels read and write
+  // memory: the inputs are resolved first, and a conjugate result is computed
+  // in a plain tensor holding its visible values, then copied back through
+  // the view (copy_ conjugates).
+  if (out.is_conj()) {
+    const at::Tensor plain = out.resolve_conj();
+    gemm(plain, a_in, b_in, alpha, beta);
+    out.copy_(plain);
+    return;
+  }
   const at::Tensor a = a_in.resolve_conj(), b = b_in.resolve_conj();
   if (integer_product_type(out.scalar_type())) return gemm_integer(out, a, b, alpha, beta, out);
   if (!out.is_complex())

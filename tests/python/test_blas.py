@@ -575,6 +575,43 @@ def test_complex_products_through_clblast(strict, dtype):
     assert torch.autograd.gradcheck(lambda t: (t.to("ocl") @ t.to("ocl").mH).cpu(), (x,))
 
 
+def conj_view(t):
+    # the same values, held as a conjugate view (stored conjugated, conj bit set)
+    return t.conj_physical().conj()
+
+
+@pytest.mark.parametrize(
+    "name, fn",
+    [
+        ("addmm_", lambda c, a, b: c.addmm_(a, b, beta=1 + 2j, alpha=2 + 3j)),
+        ("addmm_conj_inputs", lambda c, a, b: c.addmm_(conj_view(a), conj_view(b), beta=0.5)),
+        ("addmm_out", lambda c, a, b: torch.addmm(c.detach().clone(), a, b, beta=0.5, alpha=2j, out=c)),
+        ("mm_out", lambda c, a, b: torch.mm(a, b, out=c)),
+        ("matmul_out", lambda c, a, b: torch.matmul(a, b, out=c)),
+        ("bmm_out", lambda c, a, b: torch.bmm(a.expand(2, 5, 7), b.expand(2, 7, 3), out=c.expand(2, 5, 3).clone())),
+        ("baddbmm_", lambda c, a, b: c.unsqueeze(0).baddbmm_(a.unsqueeze(0), b.unsqueeze(0), beta=1 + 2j, alpha=1j)),
+        ("baddbmm_out", lambda c, a, b: torch.baddbmm(c.unsqueeze(0), a.unsqueeze(0), b.unsqueeze(0), out=c.unsqueeze(0))),
+        ("addmv_", lambda c, a, b: c[:, 0].addmv_(a, b[:, 0], beta=1 + 1j, alpha=2j)),
+    ],
+)
+def test_products_into_a_conjugate_view(strict, name, fn):
+    # The Conjugate key passes mm, addmm(_), bmm and baddbmm(_) and their out= forms
+    # through to the kernel, so a result that is a conjugate view must be written
+    # through its conj bit (PyTorch's TestMathBits.test_conj_view_addmm: addmm_ on a
+    # conjugate view returned the conjugated product).
+    g = torch.Generator().manual_seed(5)
+    a = torch.randn(5, 7, dtype=torch.complex64, generator=g)
+    b = torch.randn(7, 3, dtype=torch.complex64, generator=g)
+    c = torch.randn(5, 3, dtype=torch.complex64, generator=g)
+    results = []
+    for dev in ("cpu", "ocl"):
+        result_view = conj_view(c.to(dev))
+        returned = fn(result_view, a.to(dev), b.to(dev))
+        assert result_view.is_conj()
+        results.append((result_view.resolve_conj().cpu(), returned.resolve_conj().cpu()))
+    torch.testing.assert_close(results[1], results[0], rtol=1e-5, atol=1e-5)
+
+
 # integer products (kernels/blas_integer.cl: 64-bit products and sums stored into the dtype, so
 # overflow wraps as on the CPU); bool has no product on the CPU or CUDA ----------------------------
 
