@@ -296,7 +296,14 @@ void complex_kernel(at::TensorIterator& iter) {
   }
   run_pointwise(iter, k_complex, {}, iter.dtype(0));
 }
-void polar_kernel(at::TensorIterator& iter) { run_pointwise(iter, k_polar, {}, iter.dtype(0)); }
+// polar takes float and double parts, as CUDA's kernel (its OpInfo lists half
+// for MPS only); complex() also takes half parts.
+void polar_kernel(at::TensorIterator& iter) {
+  const auto parts = iter.input_dtype(0);
+  TORCH_CHECK_NOT_IMPLEMENTED(parts == at::kFloat || parts == at::kDouble, "\"polar\" not implemented for '",
+                              c10::toString(parts), "'");
+  run_pointwise(iter, k_polar, {}, iter.dtype(0));
+}
 }  // namespace
 namespace at::native {
 REGISTER_PRIVATEUSE1_DISPATCH(complex_stub, &complex_kernel)

@@ -328,6 +328,16 @@ def test_complex_of_half_makes_complex32(strict):
         assert str(ocl.value) == str(cpu.value)
 
 
+def test_polar_of_half_refused_as_cuda(strict):
+    # CUDA's polar takes float and double parts (2.13's OpInfo lists float16 for MPS only;
+    # PyTorch's test_dtypes_polar fails on a device that computes it); complex() takes half
+    r = torch.rand(4, dtype=torch.float16, device="ocl")
+    with pytest.raises(NotImplementedError, match="\"polar\" not implemented for 'Half'"):
+        torch.polar(r, r)
+    with pytest.raises(NotImplementedError, match="not implemented for 'Half'"):
+        torch.polar(r, r, out=torch.empty(4, dtype=torch.complex32, device="ocl"))
+
+
 @pytest.mark.parametrize("dtype", CPLX, ids=dname)
 def test_std_var(strict, dtype):
     a = rand(6, 50, dtype=dtype)
