@@ -529,6 +529,9 @@ void addbmm_into(at::Tensor& result, const at::Tensor& self, const at::Tensor& b
               self.scalar_type(), " and ", batch2.scalar_type());
   TORCH_CHECK(batch1.scalar_type() == batch2.scalar_type(), "mat1 and mat2 must have the same dtype, but got ",
               batch1.scalar_type(), " and ", batch2.scalar_type());
+  // an out= of another dtype: the CPU's error (its addmm_ into the result), no cast
+  TORCH_CHECK(result.scalar_type() == batch2.scalar_type(), "self and mat2 must have the same dtype, but got ",
+              result.scalar_type(), " and ", batch2.scalar_type());
   result.resize_as_(self);
   const Coef b = beta.toComplexDouble();
   if (b != 0.0 && !self.is_same(result)) result.copy_(self);

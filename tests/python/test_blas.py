@@ -262,6 +262,14 @@ def test_baddbmm_addbmm_inplace_and_out(strict, dtype):
         compare(out, fn(self_, a, b))
 
 
+@pytest.mark.parametrize("out_dtype", [torch.int64, torch.float64, torch.complex64], ids=dname)
+def test_addbmm_out_of_another_dtype_raises_as_cpu(strict, out_dtype):
+    # no cast into out= (PyTorch's test_out_addbmm: an int64 out= took a float32 product)
+    s, a, b = make(torch.float32, (2, 3), 37), make(torch.float32, (4, 2, 5), 38), make(torch.float32, (4, 5, 3), 39)
+    run_both(lambda s, a, b, o: torch.addbmm(s, a, b, out=o), s, a, b, torch.empty(0, dtype=out_dtype),
+             same_message=True)
+
+
 def test_bmm_out_strided(strict):
     a, b = make(torch.float32, (3, 4, 5), 35), make(torch.float32, (3, 5, 6), 36)
     out = torch.full((3, 6, 4), NAN, device="ocl").transpose(1, 2)  # column-major matrices
