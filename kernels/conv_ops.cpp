@@ -269,6 +269,12 @@ at::MemoryFormat result_layout(const Tensor& input, const Tensor& weight) {
   return at::MemoryFormat::Contiguous;
 }
 
+// Operands in the compute dtype, dense in their own layout (channels-last or
+// contiguous), as CUDA's cuDNN path takes them: a strided view (a slice, a
+// gapped sample) then runs the same kernels and summation order as its dense
+// copy, so its result and gradients are bit for bit those of the copy.
+Tensor dense(const Tensor& t, c10::ScalarType dtype) { return t.to(dtype).contiguous(layout_of(t)); }
+
 Tensor convolution_overrideable(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias_opt,
                                 IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed,
                                 IntArrayRef output_padding, int64_t groups) {
@@ -289,7 +295,7 @@ Tensor convolution_overrideable(const Tensor& input, const Tensor& weight, const
                                                expand_param(output_padding, "output_padding", dims), s, d, groups)
                  : at::native::conv_output_size(input.sizes(), weight.sizes(), p, s, d);
   const auto dtype = input.scalar_type(), cdtype = compute_dtype(dtype);
-  const Tensor x = input.to(cdtype), w = weight.to(cdtype), b = bias.defined() ? bias.to(cdtype) : bias;
+  const Tensor x = dense(input, cdtype), w = dense(weight, cdtype), b = bias.defined() ? bias.to(cdtype) : bias;
   Tensor out = at::empty(out_sizes, x.options().memory_format(layout_of(input)));
   if (out.numel() != 0) {
     if (!transposed) conv_forward(make_conv(x, out, w, s, p, d, groups), x, w, b, out);
@@ -308,7 +314,7 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_overrideable(
   TORCH_CHECK(float_dtype(dtype), "convolution_backward_overrideable: \"", dtype, "\" is not a floating point dtype");
   c10::DeviceGuard guard(input.device());
   const auto cdtype = compute_dtype(dtype);
-  const Tensor gy = grad_output.to(cdtype), x = input.to(cdtype), w = weight.to(cdtype);
+  const Tensor gy = dense(grad_output, cdtype), x = dense(input, cdtype), w = dense(weight, cdtype);
   // The plain convolution behind the op runs from `image` to `result`.
   const Tensor& image = transposed ? gy : x;
   const Tensor& result = transposed ? x : gy;

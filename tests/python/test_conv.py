@@ -194,6 +194,35 @@ def test_non_contiguous_operands(fn):
             c.grad, d.grad = None, None
 
 
+@pytest.mark.parametrize("fn", [F.conv2d, F.conv_transpose3d])
+def test_strided_views_compute_as_their_dense_copies(fn):
+    # Strided operands are made dense in their layout first (as CUDA's cuDNN path), so the
+    # result and all gradients equal those of dense copies bit for bit (PyTorch's
+    # test_noncontiguous_samples_nn_functional_conv_transpose3d: the weight gradient of a
+    # gapped grad_output summed in another order, 2e-4 from the dense one's)
+    if fn is F.conv2d:
+        shapes, kw = ((2, 2, 5, 5), (4, 1, 3, 3), (4,)), dict(stride=2, padding=1, groups=2)
+    else:  # the upstream test's sample
+        shapes = ((2, 2, 4, 4, 4), (2, 2, 4, 5, 6), (4,))
+        kw = dict(stride=(3, 2, 1), padding=(1, 2, 3), output_padding=(2, 3, 1), groups=2, dilation=4)
+    x, w, b = (make(shape, seed=4 + i) for i, shape in enumerate(shapes))
+
+    def run(gapped):
+        ts = [ocl(t) for t in (x, w, b)]
+        if gapped:  # every other element of a buffer twice as long in the last dim
+            ts = [torch.stack([t, torch.full_like(t, float("nan"))], -1).select(-1, 0) for t in ts]
+        leaves = [t.detach().requires_grad_() for t in ts]
+        y = fn(*leaves, **kw)
+        g = ocl(make(tuple(y.shape), seed=7))
+        if gapped:
+            g = torch.stack([g, torch.full_like(g, float("nan"))], -1).select(-1, 0)
+        y.backward(g)
+        return [y.cpu()] + [t.grad.cpu() for t in leaves]
+
+    for dense, gapped in zip(run(False), run(True)):
+        assert torch.equal(dense, gapped)
+
+
 @pytest.mark.parametrize("transposed", [False, True])
 @pytest.mark.parametrize("mask", [(True, False, False), (False, True, False), (False, False, True),
                                   (True, True, True), (False, True, True)], ids=str)
