@@ -305,6 +305,10 @@ void lu_solve_kernel(const Tensor& LU_in, const Tensor& pivots, const Tensor& B,
 
 void triangular_solve_kernel(const Tensor& A_in, const Tensor& B, bool left, bool upper, TransposeType transpose,
                              bool unitriangular) {
+  // linalg_solve_triangular's out= reaches here as B: another dtype is the
+  // CPU's and CUDA's kernel error (no cast into out=)
+  TORCH_CHECK(B.scalar_type() == A_in.scalar_type(), "expected scalar type ", A_in.scalar_type(), " but found ",
+              B.scalar_type());
   if (B.numel() == 0) return;
   // LAPACK reads A's memory column-major whatever its strides and math bits:
   // ATen passes a row-major A (upper and transpose flipped) to mean A^T, and

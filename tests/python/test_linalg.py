@@ -115,6 +115,15 @@ def test_solve_triangular(upper, left, unit):
                                                  unitriangular=unit), a, b, **LA_TOL)
 
 
+@pytest.mark.parametrize("out_dtype", [torch.int64, torch.float64, torch.complex64], ids=str)
+def test_solve_triangular_out_of_another_dtype_raises_as_cpu(out_dtype):
+    # no cast into out= (PyTorch's test_out_linalg_solve_triangular: an int64 out= failed to
+    # build a program, float64 / complex64 took the float32 solution)
+    a, b = rand(4, 4).triu() + 4 * torch.eye(4), rand(4, 2)
+    run_both(lambda a, b, o: torch.linalg.solve_triangular(a, b, upper=True, out=o), a, b,
+             torch.empty(0, dtype=out_dtype), same_message=True)
+
+
 @pytest.mark.parametrize("upper", [False, True])
 def test_cholesky_solve_and_inverse(upper):
     a, b = spd(3, 5, 5, dtype=torch.float64), rand(1, 5, 2, dtype=torch.float64)
